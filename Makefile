@@ -1,0 +1,36 @@
+# meeplelab: every target that needs the environment depends on `setup` first.
+PY      ?= python3.11
+VENV    := .venv
+BIN     := $(VENV)/bin
+STAMP   := $(VENV)/.stamp-installed
+export PYTHONUNBUFFERED := 1
+
+.PHONY: setup demo test test-all bench lint clean
+
+setup: $(STAMP)
+
+# torch first, from the pinned CPU build on disk, so nothing pulls a CUDA build.
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/python -c "import torch, sys; sys.exit('CUDA torch installed' if torch.version.cuda else 0)"
+	@touch $(STAMP)
+
+demo: setup
+	$(BIN)/meeplelab solo-eval --agents random,greedy,mcts:simulations=48 --games 60 --seed 0 --out runs/demo --show-map
+
+test: setup
+	$(BIN)/python -m pytest
+
+test-all: setup
+	$(BIN)/python -m pytest -m "slow or not slow"
+
+bench: setup
+	$(BIN)/meeplelab bench all
+
+lint: setup
+	$(BIN)/ruff check envs agents experiments tests
+
+clean:
+	rm -rf $(VENV) .ray_home runs .pytest_cache

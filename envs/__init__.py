@@ -1,0 +1,17 @@
+"""Rules engines and Gymnasium environments of meeplelab.
+
+Importing ``envs`` registers the environment ids with Gymnasium:
+``meeplelab/Cartographers-v0``, ``meeplelab/Cascadia-v0``, ``meeplelab/Dorfromantik-v0``.
+"""
+
+import gymnasium as gym
+
+_ENVS = {
+    "meeplelab/Cartographers-v0": "envs.cartographers.env:CartographersEnv",
+    "meeplelab/Cascadia-v0": "envs.cascadia.env:CascadiaEnv",
+    "meeplelab/Dorfromantik-v0": "envs.dorfromantik.env:DorfromantikEnv",
+}
+
+for _env_id, _entry in _ENVS.items():
+    if _env_id not in gym.registry:
+        gym.register(id=_env_id, entry_point=_entry)

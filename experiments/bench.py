@@ -1,0 +1,51 @@
+"""``meeplelab bench GAME|all [--json]``: speed of the compiled engines against the reference.
+
+Each game has ``experiments/bench_<game>.py`` with ``run_bench(quick: bool) -> dict``; this
+module dispatches, prints a table or JSON, and never times anything itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+
+import click
+
+from envs.core.errors import ConfigError
+from envs.core.registry import GAMES
+
+
+def run_game_bench(game: str, quick: bool = False) -> dict:
+    """Run one game's benchmark and return its figures."""
+    if game not in GAMES:
+        raise ConfigError(f"unknown game {game!r}; known games: {', '.join(sorted(GAMES))}")
+    try:
+        module = importlib.import_module(f"experiments.bench_{game}")
+    except ModuleNotFoundError as exc:
+        raise ConfigError(f"no benchmark for {game!r} yet") from exc
+    return module.run_bench(quick=quick)
+
+
+@click.command()
+@click.argument("game")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
+@click.option("--quick", is_flag=True, help="Fewer repetitions (a smoke run, noisier figures).")
+def bench(game: str, as_json: bool, quick: bool) -> None:
+    """Benchmark GAME (cartographers, cascadia, dorfromantik or all)."""
+    games = [g for g in GAMES if importlib.util.find_spec(f"experiments.bench_{g}")] if game == "all" \
+        else [game]
+    results = {g: run_game_bench(g, quick=quick) for g in games}
+    if as_json:
+        click.echo(json.dumps(results if game == "all" else results[game], indent=2))
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    for name, figures in results.items():
+        table = Table(title=f"{name} benchmark (one core)")
+        table.add_column("measure")
+        table.add_column("value", justify="right")
+        for key, value in figures.items():
+            table.add_row(key, f"{value:,.3f}" if isinstance(value, float) else str(value))
+        console.print(table)
