@@ -21,7 +21,7 @@ demo: setup
 	$(BIN)/meeplelab solo-eval --agents random,greedy,mcts:simulations=48 --games 60 --seed 0 --out runs/demo --show-map
 
 test: setup
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -q
 
 test-all: setup
 	$(BIN)/python -m pytest -m "slow or not slow"
