@@ -376,18 +376,28 @@ def final_score(season_totals: Iterable[int]) -> int:
     return sum(totals)
 
 
+def evaluation_points(final: int, solo_value_sum: int) -> int:
+    """Solo evaluation points: the final score minus the sum of the 4 cards' solo values."""
+    return int(final) - int(solo_value_sum)
+
+
+def solo_title(points: int) -> str:
+    """The solo title earned with ``points`` evaluation points (decision 15)."""
+    for minimum, title in SOLO_TITLES:
+        if points >= minimum:
+            return title
+    return SOLO_TITLE_FLOOR
+
+
 def solo_evaluation(final: int, cards: Sequence[int]) -> tuple[int, str]:
-    """Solo evaluation points (final score minus the 4 cards' solo values) and the title."""
+    """Solo evaluation points and title for a final score and the game's 4 scoring cards."""
     if len(cards) != 4:
         raise ValueError(f"solo evaluation needs the 4 scoring cards, got {len(cards)}")
     for card in cards:
         if not 0 <= int(card) < len(SOLO_VALUES):
             raise ValueError(f"scoring card index must be 0..15, got {card}")
-    points = int(final) - sum(SOLO_VALUES[int(c)] for c in cards)
-    for minimum, title in SOLO_TITLES:
-        if points >= minimum:
-            return points, title
-    return points, SOLO_TITLE_FLOOR
+    points = evaluation_points(final, sum(SOLO_VALUES[int(c)] for c in cards))
+    return points, solo_title(points)
 
 
 # ---- drawing shapes --------------------------------------------------------------------------
