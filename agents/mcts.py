@@ -1,0 +1,314 @@
+"""Open-loop information-set MCTS (UCT) over determinized futures, generic over the Game contract.
+
+Design (why it is sound for games with hidden, random futures such as a shuffled deck):
+
+* **Determinization.** A simulation starts from ``game.determinize(root, rng)``: a copy whose
+  hidden future (deck or bag order) is resampled from what the acting player can know. The
+  agent never steps, copies or reads the real state except through ``determinize``,
+  ``current_player``, ``legal_mask`` and ``is_over`` at the root (public information); a test
+  (tests/agents/test_no_peeking.py) proves the decisions cannot depend on the real future.
+* **Open loop.** Tree nodes are action *sequences*, not states: after an action the next revealed
+  card depends on the determinization, so the same node stands for every state reached by that
+  sequence. A simulation re-applies the node's actions to its own determinized copy; children
+  whose action is illegal in that copy are skipped, and UCB counts each child's *availability*
+  (how often it was legal when its parent was visited) instead of the parent's visits, as in
+  single-observer ISMCTS (Cowling, Powley & Whitehouse 2012).
+* **Progressive widening.** A node with ``N`` visits may have at most ``ceil(k * N ** alpha)``
+  children (``widening=(k, alpha)``); new children come in prior order: a random order, or the
+  game's greedy ranking (``prior="greedy"``, when the game has a greedy agent with
+  ``rank_actions``). ``widening=0`` means classic UCT (every legal action tried once first).
+* **Max-n backups.** Every node keeps the sum of the per-seat return *vectors*; the seat that
+  acts at a node maximises its own component. Returns are normalised to [0, 1] by the running
+  min/max of every return seen in this search, so ``c`` is scale free.
+* **Rollouts.** ``game.rollout_returns(state, seed, policy)``: the game's compiled loop
+  (``rollout="random"`` or ``"greedy"``) plays the leaf to the end.
+* **Budget.** ``simulations`` per decision, or ``time_limit`` seconds (whichever ends first when
+  both are given). The final move is the most visited root child (ties: higher mean).
+
+``last_stats`` describes the latest decision (simulations, seconds, simulations/s, root visits);
+``total_simulations`` / ``total_seconds`` accumulate over the agent's life.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from envs.core.errors import ConfigError
+from envs.core.game import Game, State
+
+_SEED_BOUND = 2**62
+
+
+class _Node:
+    """Statistics of the children of one action sequence (open loop)."""
+
+    __slots__ = ("actions", "index", "visits", "sums", "avail", "kids", "total", "expanded", "order",
+                 "order_pos")
+
+    def __init__(self, num_seats: int, capacity: int = 8):
+        self.actions = np.zeros(capacity, dtype=np.int64)
+        self.index: dict[int, int] = {}
+        self.visits = np.zeros(capacity, dtype=np.float64)
+        self.sums = np.zeros((capacity, num_seats), dtype=np.float64)
+        self.avail = np.zeros(capacity, dtype=np.float64)
+        self.kids: list[_Node | None] = []
+        self.total = 0
+        self.expanded: np.ndarray | None = None  # bool mask over the action space
+        self.order: np.ndarray | None = None  # prior order of the node's actions (root only)
+        self.order_pos = 0
+
+    @property
+    def size(self) -> int:
+        return len(self.kids)
+
+    def add(self, action: int, num_actions: int) -> int:
+        """Append a child for ``action`` and return its slot."""
+        slot = len(self.kids)
+        if slot == self.actions.shape[0]:
+            grow = max(8, slot)
+            self.actions = np.concatenate([self.actions, np.zeros(grow, dtype=np.int64)])
+            self.visits = np.concatenate([self.visits, np.zeros(grow)])
+            self.avail = np.concatenate([self.avail, np.zeros(grow)])
+            self.sums = np.concatenate([self.sums, np.zeros((grow, self.sums.shape[1]))])
+        self.actions[slot] = action
+        self.index[action] = slot
+        self.kids.append(None)
+        if self.expanded is None:
+            self.expanded = np.zeros(num_actions, dtype=bool)
+        self.expanded[action] = True
+        return slot
+
+
+class MCTSAgent:
+    """Open-loop determinized UCT with progressive widening and max-n backups (see module doc)."""
+
+    name = "mcts"
+
+    def __init__(self, game: Game, simulations: int | None = 200, time_limit: float | None = None,
+                 c: float = 0.7, rollout: str = "random", widening: Any = (2.0, 0.5),
+                 prior: str = "random", max_depth: int | None = None, determinize_every: int = 1,
+                 seed_offset: int = 0):
+        if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
+            raise ConfigError(f"mcts: simulations must be a positive integer, got {simulations!r}")
+        if time_limit is not None and (not isinstance(time_limit, int | float) or time_limit <= 0):
+            raise ConfigError(f"mcts: time_limit must be a positive number of seconds, got {time_limit!r}")
+        if simulations is None and time_limit is None:
+            raise ConfigError("mcts: give simulations or time_limit (or both)")
+        if not isinstance(c, int | float) or c < 0:
+            raise ConfigError(f"mcts: c (exploration constant) must be >= 0, got {c!r}")
+        if rollout not in ("random", "greedy"):
+            raise ConfigError(f"mcts: rollout must be 'random' or 'greedy', got {rollout!r}")
+        if prior not in ("random", "greedy"):
+            raise ConfigError(f"mcts: prior must be 'random' or 'greedy', got {prior!r}")
+        if max_depth is not None and (not isinstance(max_depth, int) or max_depth < 1):
+            raise ConfigError(f"mcts: max_depth must be a positive integer, got {max_depth!r}")
+        if not isinstance(determinize_every, int) or determinize_every < 1:
+            raise ConfigError(f"mcts: determinize_every must be a positive integer, "
+                              f"got {determinize_every!r}")
+        if not isinstance(seed_offset, int):
+            raise ConfigError(f"mcts: seed_offset must be an integer, got {seed_offset!r}")
+        self.game = game
+        self.simulations = simulations
+        self.time_limit = None if time_limit is None else float(time_limit)
+        self.c = float(c)
+        self.rollout = rollout
+        self.widening = _parse_widening(widening)
+        self.prior = prior
+        self.max_depth = max_depth
+        self.determinize_every = determinize_every
+        self.seed_offset = seed_offset
+        self._ranker = _greedy_ranker(game) if prior == "greedy" else None
+        self.last_stats: dict[str, Any] = {}
+        self.total_simulations = 0
+        self.total_seconds = 0.0
+
+    # ---- the decision ------------------------------------------------------------------------
+
+    def act(self, state: State, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
+        """Search from ``state`` (never reading its hidden future) and return the chosen action."""
+        legal = np.flatnonzero(legal_mask)
+        if legal.size == 0:
+            raise RuntimeError("no legal action: the game should be over")
+        if legal.size == 1:
+            self.last_stats = {"simulations": 0, "seconds": 0.0, "forced": True}
+            return int(legal[0])
+        game = self.game
+        seats = game.num_players()
+        root = _Node(seats, capacity=min(legal.size, 64))
+        root.order = self._root_order(state, legal_mask, legal, rng)
+        root_player = game.current_player(state)
+        bounds = [math.inf, -math.inf]
+        seed_base = int(rng.integers(_SEED_BOUND)) ^ (self.seed_offset * 0x9E3779B97F4A7C15 % _SEED_BOUND)
+        start = time.perf_counter()
+        deadline = None if self.time_limit is None else start + self.time_limit
+        limit = self.simulations if self.simulations is not None else 1 << 62
+        det = None
+        sims = 0
+        while sims < limit:
+            if deadline is not None and sims > 0 and time.perf_counter() >= deadline:
+                break
+            if sims % self.determinize_every == 0 or det is None:
+                det = game.determinize(state, rng)
+                sim_state = det if self.determinize_every == 1 else det.copy()
+            else:
+                sim_state = det.copy()
+            self._simulate(root, sim_state, legal_mask, root_player, rng, bounds,
+                           (seed_base + sims) % _SEED_BOUND)
+            sims += 1
+        elapsed = time.perf_counter() - start
+        best = _best_slot(root, root_player)
+        action = int(root.actions[best])
+        self.total_simulations += sims
+        self.total_seconds += elapsed
+        self.last_stats = {
+            "simulations": sims, "seconds": elapsed, "sims_per_s": sims / elapsed if elapsed else 0.0,
+            "children": root.size, "best_visits": int(root.visits[best]),
+            "best_mean": float(root.sums[best, root_player] / root.visits[best]),
+            "visits": {int(a): int(v) for a, v in zip(root.actions[:root.size], root.visits[:root.size],
+                                                       strict=True)},
+        }
+        return action
+
+    # ---- one simulation ----------------------------------------------------------------------
+
+    def _simulate(self, root: _Node, state: State, root_mask: np.ndarray, root_player: int,
+                  rng: np.random.Generator, bounds: list[float], seed: int) -> None:
+        game = self.game
+        path: list[tuple[_Node, int]] = []
+        node: _Node | None = root
+        depth = 0
+        mask = root_mask
+        player = root_player
+        while True:
+            slot, is_new = self._select(node, state, mask, player, rng, bounds, is_root=depth == 0)
+            path.append((node, slot))
+            game.step(state, int(node.actions[slot]))
+            depth += 1
+            if is_new or game.is_over(state) or (self.max_depth is not None and depth >= self.max_depth):
+                break
+            child = node.kids[slot]
+            if child is None:
+                child = node.kids[slot] = _Node(len(node.sums[0]))
+            node = child
+            player = game.current_player(state)
+            mask = game.legal_mask(state)
+        if game.is_over(state):
+            returns = game.returns(state)
+        else:
+            returns = np.asarray(game.rollout_returns(state, seed, self.rollout), dtype=np.float64)
+        lo, hi = float(returns.min()), float(returns.max())
+        if lo < bounds[0]:
+            bounds[0] = lo
+        if hi > bounds[1]:
+            bounds[1] = hi
+        for n, s in path:
+            n.visits[s] += 1.0
+            n.sums[s] += returns
+            n.total += 1
+
+    def _select(self, node: _Node, state: State, mask: np.ndarray, player: int,
+                rng: np.random.Generator, bounds: list[float], is_root: bool) -> tuple[int, bool]:
+        """The child slot to follow (UCB over the children legal now) and whether it is new."""
+        size = node.size
+        if size:
+            legal_now = mask[node.actions[:size]]
+            n_legal = int(legal_now.sum())
+        else:
+            legal_now = None
+            n_legal = 0
+        if not is_root and size:
+            node.avail[:size] += legal_now
+        if self._may_widen(node, n_legal):
+            action = self._next_action(node, state, mask, rng, is_root)
+            if action >= 0:
+                slot = node.add(action, mask.shape[0])
+                node.avail[slot] = 1.0
+                return slot, True
+        if n_legal == 0:  # cannot happen at the root; below it every legal action was tried
+            action = self._next_action(node, state, mask, rng, is_root)
+            slot = node.add(action, mask.shape[0])
+            node.avail[slot] = 1.0
+            return slot, True
+        visits = node.visits[:size]
+        means = node.sums[:size, player] / visits
+        lo, hi = bounds
+        scale = hi - lo if hi > lo else 1.0
+        count = float(node.total) if is_root else node.avail[:size]
+        ucb = (means - lo) / scale + self.c * np.sqrt(np.log(np.maximum(count, 1.0)) / visits)
+        if legal_now is not None and n_legal < size:
+            ucb = np.where(legal_now, ucb, -np.inf)
+        return int(np.argmax(ucb)), False
+
+    def _may_widen(self, node: _Node, n_legal_children: int) -> bool:
+        k, alpha = self.widening
+        if k <= 0:
+            return True  # classic UCT: _next_action returns -1 once every legal action is a child
+        allowed = math.ceil(k * (node.total + 1) ** alpha)
+        return n_legal_children < allowed
+
+    def _next_action(self, node: _Node, state: State, mask: np.ndarray, rng: np.random.Generator,
+                     is_root: bool) -> int:
+        """The next untried legal action in prior order, or -1 when every legal one is a child."""
+        if is_root:
+            order = node.order
+            if node.order_pos < order.shape[0]:
+                node.order_pos += 1
+                return int(order[node.order_pos - 1])
+            return -1
+        untried = mask if node.expanded is None else mask & ~node.expanded
+        candidates = np.flatnonzero(untried)
+        if candidates.size == 0:
+            return -1
+        if self._ranker is not None:
+            ranked = self._ranker(state, untried)
+            return int(ranked[0])
+        return int(candidates[rng.integers(candidates.size)])
+
+    def _root_order(self, state: State, mask: np.ndarray, legal: np.ndarray,
+                    rng: np.random.Generator) -> np.ndarray:
+        """Root actions in the order widening adds them."""
+        if self._ranker is not None:
+            return np.asarray(self._ranker(state, mask), dtype=np.int64)
+        return rng.permutation(legal)
+
+
+def _best_slot(root: _Node, player: int) -> int:
+    size = root.size
+    visits = root.visits[:size]
+    means = root.sums[:size, player] / np.maximum(visits, 1.0)
+    top = np.flatnonzero(visits == visits.max())
+    return int(top[np.argmax(means[top])])
+
+
+def _parse_widening(widening: Any) -> tuple[float, float]:
+    """``(k, alpha)`` from a tuple, ``"k/alpha"``, one number k (alpha 0.5) or 0/None/False (off)."""
+    if widening is None or widening is False or widening == 0 or widening == "off":
+        return (0.0, 0.0)
+    try:
+        if isinstance(widening, str):
+            parts = widening.replace(",", "/").split("/")
+            k, alpha = float(parts[0]), float(parts[1]) if len(parts) > 1 else 0.5
+        elif isinstance(widening, int | float):
+            k, alpha = float(widening), 0.5
+        else:
+            k, alpha = (float(v) for v in widening)
+    except (ValueError, TypeError, IndexError) as exc:
+        raise ConfigError(f"mcts: widening must be 'k/alpha', a number k or 'off', got {widening!r}") from exc
+    if k <= 0 or not 0 < alpha <= 1:
+        raise ConfigError(f"mcts: widening needs k > 0 and 0 < alpha <= 1, got {widening!r}")
+    return (k, alpha)
+
+
+def _greedy_ranker(game: Game):
+    """``rank(state, mask) -> actions best first`` from the game's greedy agent."""
+    from agents.greedy import make_greedy
+
+    greedy = make_greedy(game)
+    ranker = getattr(greedy, "rank_actions", None)
+    if ranker is None:
+        raise ConfigError(f"mcts: prior='greedy' needs a greedy agent with rank_actions for {game.name!r}")
+    return ranker
