@@ -1,0 +1,1241 @@
+"""Cartographers numba kernels: placement tables, legal masks, apply, scoring, and the turn flow.
+
+Everything the rules do happens here, over plain numpy arrays, so the Python engine
+(:mod:`envs.cartographers.game`) and the compiled whole-game loop run the same code and give
+identical games for the same seed and actions.
+
+Two tuples are passed around:
+
+``st`` (the game state, mutable):
+    ``grid`` int8[P, 121], ``coins`` int16[P], ``mtn_done`` bool[P, M] (mountain coin taken),
+    ``deck`` int8[17] (deck cards, see data.py), ``amb`` int8[4] (ambush pile order),
+    ``edicts`` int8[4] (scoring card under edict A..D), ``meta`` int32[N_META] (scalars, M_*),
+    ``rng`` uint64[1] (SplitMix64 chance stream), ``record`` int16[P, 4, 5] (per season:
+    edict X, edict Y, coins, monster points lost, total).
+
+``tb`` (static tables, built once by :func:`build_tables`):
+    ``ruins`` bool[121], ``mountains`` int16[M], ``cards`` int16[17, 16] (C_* columns),
+    ``seasons`` int16[4, 3] (threshold, edict X, edict Y), ``pl_bits`` uint64[N, 2] (footprint
+    bitboards: cells 0..63 in word 0, 64..120 in word 1), ``pl_cells`` int16[N, 8] (cells 0..4,
+    -1 padded; col 5 orientation, col 6 anchor, col 7 cell count), ``shape_start`` int32[S + 1]
+    (placements of shape s are ``shape_start[s]:shape_start[s + 1]``), ``pl_index`` int32[S, 8, 121]
+    (placement id of (shape, orientation, anchor) or -1), ``solo_order`` int32[4, L] (solo ambush
+    candidates in decision-9 order, -1 padded), ``base`` int8[121] (the printed map).
+
+Action codec (one Discrete(NUM_ACTIONS) space; anchor = top-left cell of the bounding box):
+    PLACE      ``((t * 2 + k) * 8 + o) * 121 + anchor``: terrain option t (0..4, index into the
+               card's terrains), shape option k (0..1), orientation o (0..7, distinct orientations
+               first; duplicates never legal);
+    FALLBACK   ``FALLBACK_BASE + t * 121 + cell``: 1x1 of terrain t (0 forest, 1 village, 2 farm,
+               3 water, 4 monster), only when no offered option fits;
+    AMBUSH     ``AMBUSH_BASE + o * 121 + anchor``: the neighbour draws the ambush shape (multiplayer);
+    AMBUSH_1x1 ``AMBUSH_FALLBACK_BASE + cell``: one monster cell when the shape fits nowhere.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from envs.cartographers.data import (
+    COLS,
+    CORNERS,
+    KIND_AMBUSH,
+    KIND_EXPLORE,
+    KIND_RUINS,
+    MONSTER,
+    N_AMBUSH_CARDS,
+    N_CELLS,
+    N_DECK_CARDS,
+    N_EXPLORE_CARDS,
+    ROWS,
+    CartographersData,
+)
+from envs.core.polyomino import all_orientations
+from envs.core.rng import randint, shuffle_prefix
+
+# ---- constants ---------------------------------------------------------------------------------
+
+EMPTY, FOREST, VILLAGE, FARM, WATER, MONSTER_T, MOUNTAIN, WASTELAND = range(8)
+
+N_TERRAIN_OPTIONS = 5
+N_SHAPE_OPTIONS = 2
+N_ORIENT = 8
+PLACE_BASE = 0
+FALLBACK_BASE = N_TERRAIN_OPTIONS * N_SHAPE_OPTIONS * N_ORIENT * N_CELLS  # 9680
+AMBUSH_BASE = FALLBACK_BASE + 5 * N_CELLS  # 10285
+AMBUSH_FALLBACK_BASE = AMBUSH_BASE + N_ORIENT * N_CELLS  # 11253
+NUM_ACTIONS = AMBUSH_FALLBACK_BASE + N_CELLS  # 11374
+
+# card table columns
+C_KIND, C_TIME, C_NTERR, C_TERR, C_NOPT, C_SHAPE, C_COIN, C_ARROW, C_CORNER = 0, 1, 2, 3, 8, 9, 11, 13, 14
+N_CARD_COLS = 16
+
+# meta fields
+M_PLAYERS, M_SEASON, M_TIME, M_POS, M_LEN, M_AMB_POS, M_CARD, M_PHASE, M_ACTOR = range(9)
+M_TARGET, M_RUINS, M_CAP, M_AMBUSHES, M_TURNS, M_LAST_AMBUSH, M_LAST_SEASON_END = range(9, 16)
+N_META = 16
+
+PHASE_EXPLORE, PHASE_AMBUSH, PHASE_OVER = 0, 1, 2
+
+# record columns
+R_EDICT_X, R_EDICT_Y, R_COINS, R_MONSTERS, R_TOTAL = range(5)
+
+# reason codes of check_action
+OK = 0
+E_OVER, E_RANGE, E_PHASE, E_TERRAIN, E_SHAPE, E_ORIENT, E_OFFMAP, E_FILLED = 1, 2, 3, 4, 5, 6, 7, 8
+E_RUINS, E_FALLBACK_WHILE_FITS, E_CELL_FILLED = 9, 10, 11
+
+
+# ---- tables ------------------------------------------------------------------------------------
+
+
+class Tables(NamedTuple):
+    """Static tables of one map side (see the module docstring)."""
+
+    ruins: np.ndarray
+    mountains: np.ndarray
+    cards: np.ndarray
+    seasons: np.ndarray
+    pl_bits: np.ndarray
+    pl_cells: np.ndarray
+    shape_start: np.ndarray
+    pl_index: np.ndarray
+    solo_order: np.ndarray
+    base: np.ndarray
+
+
+def ring_walk(k: int, corner: int, arrow: int) -> list[int]:
+    """Cells of ring k (min(r, c, 10-r, 10-c) == k) in walk order from ``corner`` (index into
+    CORNERS) in the arrow's direction (+1 clockwise, -1 counterclockwise); decision 9."""
+    lo, hi = k, ROWS - 1 - k
+    if lo == hi:
+        return [lo * COLS + lo]
+    cw = [lo * COLS + c for c in range(lo, hi)]  # top edge, eastwards
+    cw += [r * COLS + hi for r in range(lo, hi)]  # right edge, southwards
+    cw += [hi * COLS + c for c in range(hi, lo, -1)]  # bottom edge, westwards
+    cw += [r * COLS + lo for r in range(hi, lo, -1)]  # left edge, northwards
+    side = hi - lo
+    start = {0: 0, 1: side, 2: 2 * side, 3: 3 * side}[corner]
+    n = len(cw)
+    return [cw[(start + arrow * i) % n] for i in range(n)]
+
+
+def _solo_candidates(shape: tuple, shape_id: int, corner: int, arrow: int,
+                     pl_index: np.ndarray, pl_cells: np.ndarray) -> list[int]:
+    """Placement ids of the unrotated shape in decision-9 order (rings 0..5 concatenated)."""
+    order: list[int] = []
+    for k in range(6):
+        walk = {cell: i for i, cell in enumerate(ring_walk(k, corner, arrow))}
+        keyed = []
+        for anchor in range(N_CELLS):
+            pid = int(pl_index[shape_id, 0, anchor])
+            if pid < 0:
+                continue
+            cells = [int(c) for c in pl_cells[pid, : pl_cells[pid, 7]]]
+            on_ring = sorted(walk[c] for c in cells if c in walk)
+            if on_ring:
+                keyed.append((tuple(on_ring), anchor, pid))
+        keyed.sort()
+        order.extend(pid for _, _, pid in keyed)
+    return order
+
+
+def build_tables(data: CartographersData, side: str = "A") -> Tables:
+    """Precompute every footprint and the card tables for map ``side``."""
+    sheet = data.maps[side]
+    shapes: list[tuple] = []
+    cards = np.zeros((N_DECK_CARDS, N_CARD_COLS), dtype=np.int16)
+    for c in range(N_DECK_CARDS):
+        cards[c, C_KIND] = data.card_kind[c]
+        cards[c, C_TIME] = data.card_time[c]
+        cards[c, C_NTERR] = data.card_n_terrains[c]
+        cards[c, C_TERR:C_TERR + 5] = data.card_terrains[c]
+        cards[c, C_NOPT] = len(data.card_shapes[c])
+        cards[c, C_SHAPE:C_SHAPE + 2] = -1
+        for k, shape in enumerate(data.card_shapes[c]):
+            cards[c, C_SHAPE + k] = len(shapes)
+            shapes.append(shape)
+            cards[c, C_COIN + k] = int(data.card_coin[c, k])
+        if c >= N_EXPLORE_CARDS:
+            cards[c, C_ARROW] = data.ambush_arrow[c - N_EXPLORE_CARDS]
+            cards[c, C_CORNER] = data.ambush_corner[c - N_EXPLORE_CARDS]
+    n_shapes = len(shapes)
+    pl_index = np.full((n_shapes, N_ORIENT, N_CELLS), -1, dtype=np.int32)
+    bits: list[tuple[int, int]] = []
+    cells_rows: list[list[int]] = []
+    shape_start = np.zeros(n_shapes + 1, dtype=np.int32)
+    for s, shape in enumerate(shapes):
+        shape_start[s] = len(bits)
+        for o, orient in enumerate(all_orientations(shape)):
+            h = max(r for r, _ in orient) + 1
+            w = max(c for _, c in orient) + 1
+            for top in range(ROWS - h + 1):
+                for left in range(COLS - w + 1):
+                    flat = [(top + r) * COLS + left + c for r, c in orient]
+                    lo = sum(1 << f for f in flat if f < 64)
+                    hi = sum(1 << (f - 64) for f in flat if f >= 64)
+                    pl_index[s, o, top * COLS + left] = len(bits)
+                    bits.append((lo, hi))
+                    cells_rows.append(flat + [-1] * (5 - len(flat)) + [o, top * COLS + left, len(flat)])
+    shape_start[n_shapes] = len(bits)
+    pl_bits = np.array(bits, dtype=np.uint64)
+    pl_cells = np.array(cells_rows, dtype=np.int16)
+
+    solo_lists = []
+    for j in range(N_AMBUSH_CARDS):
+        c = N_EXPLORE_CARDS + j
+        solo_lists.append(_solo_candidates(data.card_shapes[c][0], int(cards[c, C_SHAPE]),
+                                           int(cards[c, C_CORNER]), int(cards[c, C_ARROW]),
+                                           pl_index, pl_cells))
+    width = max(len(x) for x in solo_lists)
+    solo_order = np.full((N_AMBUSH_CARDS, width), -1, dtype=np.int32)
+    for j, lst in enumerate(solo_lists):
+        solo_order[j, : len(lst)] = lst
+
+    seasons = np.zeros((4, 3), dtype=np.int16)
+    seasons[:, 0] = data.season_threshold
+    seasons[:, 1:] = data.season_edicts
+    return Tables(np.array(sheet.ruins), np.array(sheet.mountains), cards, seasons, pl_bits, pl_cells,
+                  shape_start, pl_index, solo_order, np.array(sheet.terrain))
+
+
+assert CORNERS == ("top_left", "top_right", "bottom_right", "bottom_left")
+assert MONSTER == MONSTER_T and KIND_EXPLORE == 0
+
+
+# ---- bitboards ---------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def filled_bits(grid: np.ndarray) -> tuple:
+    """(lo, hi) bitboards of the filled cells (terrain != EMPTY) of one map."""
+    lo = np.uint64(0)
+    hi = np.uint64(0)
+    one = np.uint64(1)
+    for c in range(64):
+        if grid[c] != EMPTY:
+            lo |= one << np.uint64(c)
+    for c in range(64, N_CELLS):
+        if grid[c] != EMPTY:
+            hi |= one << np.uint64(c - 64)
+    return lo, hi
+
+
+@njit(cache=True)
+def empty_ruins_bits(grid: np.ndarray, ruins: np.ndarray) -> tuple:
+    """(lo, hi) bitboards of ruins cells nothing has been drawn on."""
+    lo = np.uint64(0)
+    hi = np.uint64(0)
+    one = np.uint64(1)
+    for c in range(N_CELLS):
+        if ruins[c] and grid[c] == EMPTY:
+            if c < 64:
+                lo |= one << np.uint64(c)
+            else:
+                hi |= one << np.uint64(c - 64)
+    return lo, hi
+
+
+@njit(cache=True)
+def placement_mask(grid: np.ndarray, ruins: np.ndarray, pl_bits: np.ndarray, start: int, end: int,
+                   require_ruins: bool, out: np.ndarray) -> int:
+    """Mark ``out[i - start]`` True for every legal placement id i in ``start:end`` of one shape
+    (all its orientations x anchors) on ``grid``: no filled cell covered, and with
+    ``require_ruins`` at least one empty ruins cell covered. Returns the number of legal ones."""
+    f_lo, f_hi = filled_bits(grid)
+    r_lo, r_hi = empty_ruins_bits(grid, ruins)
+    zero = np.uint64(0)
+    count = 0
+    for i in range(start, end):
+        lo = pl_bits[i, 0]
+        hi = pl_bits[i, 1]
+        ok = (lo & f_lo) == zero and (hi & f_hi) == zero
+        if ok and require_ruins:
+            ok = (lo & r_lo) != zero or (hi & r_hi) != zero
+        out[i - start] = ok
+        if ok:
+            count += 1
+    return count
+
+
+# ---- neighbourhood helpers ---------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _neighbor(cell: int, k: int) -> int:
+    """The k-th orthogonal neighbour (N, E, S, W) of ``cell`` or -1 off the map."""
+    r = cell // COLS
+    c = cell % COLS
+    if k == 0:
+        return cell - COLS if r > 0 else -1
+    if k == 1:
+        return cell + 1 if c < COLS - 1 else -1
+    if k == 2:
+        return cell + COLS if r < ROWS - 1 else -1
+    return cell - 1 if c > 0 else -1
+
+
+@njit(cache=True)
+def _has_neighbor(grid: np.ndarray, cell: int, terrain: int) -> bool:
+    for k in range(4):
+        nb = _neighbor(cell, k)
+        if nb >= 0 and grid[nb] == terrain:
+            return True
+    return False
+
+
+@njit(cache=True)
+def _enclosed(grid: np.ndarray, cell: int) -> bool:
+    """All 4 neighbours filled or off the map."""
+    for k in range(4):
+        nb = _neighbor(cell, k)
+        if nb >= 0 and grid[nb] == EMPTY:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _on_edge(cell: int) -> bool:
+    r = cell // COLS
+    c = cell % COLS
+    return r == 0 or c == 0 or r == ROWS - 1 or c == COLS - 1
+
+
+@njit(cache=True)
+def label_terrain(grid: np.ndarray, terrain: int, labels: np.ndarray, sizes: np.ndarray,
+                  stack: np.ndarray) -> int:
+    """Label the orthogonal clusters of ``terrain``: ``labels[cell]`` = cluster id or -1,
+    ``sizes[id]`` = cell count. Returns the number of clusters."""
+    for i in range(N_CELLS):
+        labels[i] = -1
+    n = 0
+    for start in range(N_CELLS):
+        if grid[start] != terrain or labels[start] >= 0:
+            continue
+        labels[start] = n
+        sizes[n] = 0
+        top = 1
+        stack[0] = start
+        while top > 0:
+            top -= 1
+            cell = stack[top]
+            sizes[n] += 1
+            for k in range(4):
+                nb = _neighbor(cell, k)
+                if nb >= 0 and labels[nb] < 0 and grid[nb] == terrain:
+                    labels[nb] = n
+                    stack[top] = nb
+                    top += 1
+        n += 1
+    return n
+
+
+# ---- scoring cards -----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _sentinel_wood(grid):
+    total = 0
+    for cell in range(N_CELLS):
+        if grid[cell] == FOREST and _on_edge(cell):
+            total += 1
+    return total
+
+
+@njit(cache=True)
+def _greenbough(grid):
+    total = 0
+    for r in range(ROWS):
+        for c in range(COLS):
+            if grid[r * COLS + c] == FOREST:
+                total += 1
+                break
+    for c in range(COLS):
+        for r in range(ROWS):
+            if grid[r * COLS + c] == FOREST:
+                total += 1
+                break
+    return total
+
+
+@njit(cache=True)
+def _treetower(grid):
+    total = 0
+    for cell in range(N_CELLS):
+        if grid[cell] == FOREST and _enclosed(grid, cell):
+            total += 1
+    return total
+
+
+@njit(cache=True)
+def _stoneside_forest(grid):
+    labels = np.empty(N_CELLS, np.int32)
+    sizes = np.empty(N_CELLS, np.int32)
+    stack = np.empty(N_CELLS, np.int32)
+    n = label_terrain(grid, FOREST, labels, sizes, stack)
+    if n == 0:
+        return 0
+    mountains_per_cluster = np.zeros(n, np.int32)
+    seen = np.empty(4, np.int32)
+    for cell in range(N_CELLS):
+        if grid[cell] != MOUNTAIN:
+            continue
+        m = 0
+        for k in range(4):
+            nb = _neighbor(cell, k)
+            if nb >= 0 and labels[nb] >= 0:
+                lab = labels[nb]
+                dup = False
+                for j in range(m):
+                    if seen[j] == lab:
+                        dup = True
+                if not dup:
+                    seen[m] = lab
+                    m += 1
+                    mountains_per_cluster[lab] += 1
+    total = 0
+    for cell in range(N_CELLS):
+        if grid[cell] != MOUNTAIN:
+            continue
+        for k in range(4):
+            nb = _neighbor(cell, k)
+            if nb >= 0 and labels[nb] >= 0 and mountains_per_cluster[labels[nb]] >= 2:
+                total += 3
+                break
+    return total
+
+
+@njit(cache=True)
+def _canal_lake(grid):
+    total = 0
+    for cell in range(N_CELLS):
+        if grid[cell] == WATER and _has_neighbor(grid, cell, FARM):
+            total += 1
+        elif grid[cell] == FARM and _has_neighbor(grid, cell, WATER):
+            total += 1
+    return total
+
+
+@njit(cache=True)
+def _mages_valley(grid):
+    total = 0
+    for cell in range(N_CELLS):
+        if grid[cell] == WATER and _has_neighbor(grid, cell, MOUNTAIN):
+            total += 2
+        elif grid[cell] == FARM and _has_neighbor(grid, cell, MOUNTAIN):
+            total += 1
+    return total
+
+
+@njit(cache=True)
+def _golden_granary(grid, ruins):
+    total = 0
+    for cell in range(N_CELLS):
+        if grid[cell] == WATER:
+            for k in range(4):
+                nb = _neighbor(cell, k)
+                if nb >= 0 and ruins[nb]:
+                    total += 1
+                    break
+        elif grid[cell] == FARM and ruins[cell]:
+            total += 3
+    return total
+
+
+@njit(cache=True)
+def _isolated_clusters(grid, terrain, other, labels, sizes, stack):
+    """Clusters of ``terrain`` touching neither ``other`` nor the map edge."""
+    n = label_terrain(grid, terrain, labels, sizes, stack)
+    bad = np.zeros(max(n, 1), np.bool_)
+    for cell in range(N_CELLS):
+        lab = labels[cell]
+        if lab >= 0 and (_on_edge(cell) or _has_neighbor(grid, cell, other)):
+            bad[lab] = True
+    count = 0
+    for i in range(n):
+        if not bad[i]:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def _shoreside_expanse(grid):
+    labels = np.empty(N_CELLS, np.int32)
+    sizes = np.empty(N_CELLS, np.int32)
+    stack = np.empty(N_CELLS, np.int32)
+    farms = _isolated_clusters(grid, FARM, WATER, labels, sizes, stack)
+    waters = _isolated_clusters(grid, WATER, FARM, labels, sizes, stack)
+    return 3 * (farms + waters)
+
+
+@njit(cache=True)
+def _village_card(grid, card):
+    labels = np.empty(N_CELLS, np.int32)
+    sizes = np.empty(N_CELLS, np.int32)
+    stack = np.empty(N_CELLS, np.int32)
+    n = label_terrain(grid, VILLAGE, labels, sizes, stack)
+    if n == 0:
+        return 0
+    if card == 8:  # Wildholds: 8 per cluster of 6 or more
+        total = 0
+        for i in range(n):
+            if sizes[i] >= 6:
+                total += 8
+        return total
+    if card == 11:  # Shieldgate: 2 per cell of the second largest (ties count)
+        if n < 2:
+            return 0
+        first = 0
+        second = 0
+        for i in range(n):
+            s = sizes[i]
+            if s > first:
+                second = first
+                first = s
+            elif s > second:
+                second = s
+        return 2 * second
+    if card == 9:  # Great City: largest cluster not adjacent to a mountain
+        bad = np.zeros(n, np.bool_)
+        for cell in range(N_CELLS):
+            if labels[cell] >= 0 and _has_neighbor(grid, cell, MOUNTAIN):
+                bad[labels[cell]] = True
+        best = 0
+        for i in range(n):
+            if not bad[i] and sizes[i] > best:
+                best = sizes[i]
+        return best
+    # card 10, Greengold Plains: clusters touching >= 3 of forest, farm, water, mountain, monster
+    types = np.zeros((n, 8), np.bool_)
+    for cell in range(N_CELLS):
+        lab = labels[cell]
+        if lab < 0:
+            continue
+        for k in range(4):
+            nb = _neighbor(cell, k)
+            if nb >= 0:
+                types[lab, grid[nb]] = True
+    total = 0
+    for i in range(n):
+        kinds = 0
+        for t in (FOREST, FARM, WATER, MONSTER_T, MOUNTAIN):
+            if types[i, t]:
+                kinds += 1
+        if kinds >= 3:
+            total += 3
+    return total
+
+
+@njit(cache=True)
+def _borderlands(grid):
+    total = 0
+    for r in range(ROWS):
+        full = True
+        for c in range(COLS):
+            if grid[r * COLS + c] == EMPTY:
+                full = False
+                break
+        if full:
+            total += 6
+    for c in range(COLS):
+        full = True
+        for r in range(ROWS):
+            if grid[r * COLS + c] == EMPTY:
+                full = False
+                break
+        if full:
+            total += 6
+    return total
+
+
+@njit(cache=True)
+def _lost_barony(grid):
+    side = np.zeros((ROWS + 1, COLS + 1), np.int32)
+    best = 0
+    for r in range(ROWS):
+        for c in range(COLS):
+            if grid[r * COLS + c] != EMPTY:
+                v = min(side[r, c + 1], side[r + 1, c], side[r, c]) + 1
+                side[r + 1, c + 1] = v
+                if v > best:
+                    best = v
+    return 3 * best
+
+
+@njit(cache=True)
+def _broken_road(grid):
+    total = 0
+    for d in range(ROWS):
+        full = True
+        for i in range(ROWS - d):
+            if grid[(d + i) * COLS + i] == EMPTY:
+                full = False
+                break
+        if full:
+            total += 3
+    return total
+
+
+@njit(cache=True)
+def _cauldrons(grid):
+    total = 0
+    for cell in range(N_CELLS):
+        if grid[cell] == EMPTY and _enclosed(grid, cell):
+            total += 1
+    return total
+
+
+@njit(cache=True)
+def score_card(card: int, grid: np.ndarray, ruins: np.ndarray) -> int:
+    """Points of scoring card ``card`` (0..15 = ids 26..41) for one map ``grid`` int8[121]."""
+    if card == 0:
+        return _sentinel_wood(grid)
+    if card == 1:
+        return _greenbough(grid)
+    if card == 2:
+        return _treetower(grid)
+    if card == 3:
+        return _stoneside_forest(grid)
+    if card == 4:
+        return _canal_lake(grid)
+    if card == 5:
+        return _mages_valley(grid)
+    if card == 6:
+        return _golden_granary(grid, ruins)
+    if card == 7:
+        return _shoreside_expanse(grid)
+    if 8 <= card <= 11:
+        return _village_card(grid, card)
+    if card == 12:
+        return _borderlands(grid)
+    if card == 13:
+        return _lost_barony(grid)
+    if card == 14:
+        return _broken_road(grid)
+    if card == 15:
+        return _cauldrons(grid)
+    raise ValueError("scoring card index outside 0..15")
+
+
+@njit(cache=True)
+def monster_penalty(grid: np.ndarray) -> int:
+    """Points lost to monsters: empty cells orthogonally touching at least one monster."""
+    total = 0
+    for cell in range(N_CELLS):
+        if grid[cell] == EMPTY and _has_neighbor(grid, cell, MONSTER_T):
+            total += 1
+    return total
+
+
+@njit(cache=True)
+def surrounded_mountains(grid: np.ndarray, out: np.ndarray) -> int:
+    """Mark in ``out`` (bool[121]) the mountains whose 4 orthogonal neighbours are all filled
+    (off the map never counts as filled); returns their number."""
+    count = 0
+    for cell in range(N_CELLS):
+        out[cell] = False
+        if grid[cell] != MOUNTAIN:
+            continue
+        ok = True
+        for k in range(4):
+            nb = _neighbor(cell, k)
+            if nb < 0 or grid[nb] == EMPTY:
+                ok = False
+                break
+        if ok:
+            out[cell] = True
+            count += 1
+    return count
+
+
+# ---- drawing -----------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _gain_coin(coins: np.ndarray, p: int, cap: int) -> None:
+    if cap < 0 or coins[p] < cap:
+        coins[p] += 1
+
+
+@njit(cache=True)
+def _mountain_coins(st, tb, p: int) -> None:
+    """Award map ``p`` a coin for each mountain whose 4th neighbour has just been filled."""
+    grid = st[0][p]
+    mountains = tb[1]
+    for m in range(mountains.shape[0]):
+        if st[2][p, m]:
+            continue
+        cell = mountains[m]
+        ok = True
+        for k in range(4):
+            nb = _neighbor(cell, k)
+            if nb < 0 or grid[nb] == EMPTY:
+                ok = False
+                break
+        if ok:
+            st[2][p, m] = True
+            _gain_coin(st[1], p, st[6][M_CAP])
+
+
+@njit(cache=True)
+def draw_placement(st, tb, p: int, pid: int, terrain: int, coin: bool) -> None:
+    """Draw placement ``pid`` with ``terrain`` on map ``p``, then coins (shape coin, mountains)."""
+    grid = st[0][p]
+    pl_cells = tb[5]
+    for j in range(pl_cells[pid, 7]):
+        grid[pl_cells[pid, j]] = terrain
+    if coin:
+        _gain_coin(st[1], p, st[6][M_CAP])
+    _mountain_coins(st, tb, p)
+
+
+@njit(cache=True)
+def draw_cell(st, tb, p: int, cell: int, terrain: int) -> None:
+    """Draw one cell (fallback 1x1) on map ``p``; no shape coin, mountain coins apply."""
+    st[0][p][cell] = terrain
+    _mountain_coins(st, tb, p)
+
+
+# ---- solo ambush -------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def solo_ambush_placement(grid: np.ndarray, amb_index: int, tb) -> int:
+    """Placement id of the solo ambush ``amb_index`` (0..3) on ``grid`` per decision 9, or -1
+    when it fits nowhere (the ambush is then ignored)."""
+    f_lo, f_hi = filled_bits(grid)
+    order = tb[8]
+    bits = tb[4]
+    zero = np.uint64(0)
+    for i in range(order.shape[1]):
+        pid = order[amb_index, i]
+        if pid < 0:
+            break
+        if (bits[pid, 0] & f_lo) == zero and (bits[pid, 1] & f_hi) == zero:
+            return pid
+    return -1
+
+
+# ---- the turn flow -----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def ambush_target(drawer: int, arrow: int, players: int) -> int:
+    """The map that seat ``drawer`` draws the monster on: maps pass in the arrow's direction
+    (clockwise = to seat + 1), so a drawer holds the map of seat - 1 (clockwise) or seat + 1."""
+    if arrow > 0:
+        return (drawer - 1 + players) % players
+    return (drawer + 1) % players
+
+
+@njit(cache=True)
+def score_season(st, tb) -> None:
+    """Record the current season's score for every map: edicts, coins, monster points lost."""
+    grid, coins, record, edicts, meta = st[0], st[1], st[8], st[5], st[6]
+    ruins, seasons = tb[0], tb[3]
+    s = meta[M_SEASON]
+    for p in range(meta[M_PLAYERS]):
+        a = score_card(edicts[seasons[s, 1]], grid[p], ruins)
+        b = score_card(edicts[seasons[s, 2]], grid[p], ruins)
+        m = monster_penalty(grid[p])
+        record[p, s, R_EDICT_X] = a
+        record[p, s, R_EDICT_Y] = b
+        record[p, s, R_COINS] = coins[p]
+        record[p, s, R_MONSTERS] = m
+        record[p, s, R_TOTAL] = a + b + coins[p] - m
+
+
+@njit(cache=True)
+def reshuffle(st) -> None:
+    """Between seasons: all 13 explore cards, the unrevealed ambushes and one new ambush."""
+    deck, amb, meta, rng = st[3], st[4], st[6], st[7]
+    pos = meta[M_POS]
+    n = N_EXPLORE_CARDS
+    keep = np.empty(N_AMBUSH_CARDS, np.int8)
+    k = 0
+    for i in range(pos, meta[M_LEN]):
+        if deck[i] >= N_EXPLORE_CARDS:
+            keep[k] = deck[i]
+            k += 1
+    for i in range(N_EXPLORE_CARDS):
+        deck[i] = i
+    for i in range(k):
+        deck[n] = keep[i]
+        n += 1
+    if meta[M_AMBUSHES] != 0 and meta[M_AMB_POS] < N_AMBUSH_CARDS:
+        deck[n] = amb[meta[M_AMB_POS]]
+        meta[M_AMB_POS] += 1
+        n += 1
+    for i in range(n, N_DECK_CARDS):
+        deck[i] = -1
+    shuffle_prefix(deck, n, rng)
+    meta[M_POS] = 0
+    meta[M_LEN] = n
+
+
+@njit(cache=True)
+def finish_card(st, tb) -> None:
+    """After a card is resolved: end the season when its time reaches the threshold."""
+    meta = st[6]
+    s = meta[M_SEASON]
+    if meta[M_TIME] < tb[3][s, 0]:
+        return
+    score_season(st, tb)
+    meta[M_LAST_SEASON_END] = meta[M_TURNS]
+    meta[M_SEASON] = s + 1
+    meta[M_TIME] = 0
+    if s + 1 >= 4:
+        meta[M_PHASE] = PHASE_OVER
+        meta[M_ACTOR] = -1
+        meta[M_CARD] = -1
+        return
+    reshuffle(st)
+
+
+@njit(cache=True)
+def advance(st, tb) -> None:
+    """Reveal cards until a decision is needed (or the game ends): ruins set the constraint and
+    reveal again; a solo ambush is drawn by decision 9; multiplayer ambushes and explore cards
+    hand the decision to seat 0."""
+    grid, deck, meta, cards = st[0], st[3], st[6], tb[2]
+    while meta[M_PHASE] != PHASE_OVER:
+        if meta[M_POS] >= meta[M_LEN]:
+            raise ValueError("explore deck exhausted")
+        card = deck[meta[M_POS]]
+        meta[M_POS] += 1
+        meta[M_CARD] = card
+        meta[M_TIME] += cards[card, C_TIME]
+        kind = cards[card, C_KIND]
+        if kind == KIND_RUINS:
+            meta[M_RUINS] = 1
+            continue
+        if kind == KIND_AMBUSH:
+            meta[M_LAST_AMBUSH] = card
+            if meta[M_PLAYERS] == 1:
+                pid = solo_ambush_placement(grid[0], card - N_EXPLORE_CARDS, tb)
+                if pid >= 0:
+                    draw_placement(st, tb, 0, pid, MONSTER_T, False)
+                finish_card(st, tb)
+                continue
+            meta[M_PHASE] = PHASE_AMBUSH
+            meta[M_ACTOR] = 0
+            meta[M_TARGET] = ambush_target(0, cards[card, C_ARROW], meta[M_PLAYERS])
+            return
+        meta[M_PHASE] = PHASE_EXPLORE
+        meta[M_ACTOR] = 0
+        meta[M_TARGET] = 0
+        return
+
+
+@njit(cache=True)
+def setup(st, tb, forced: np.ndarray, random_order: bool) -> None:
+    """Start a game on fresh arrays: scoring cards (``forced`` int8[4] card per edict, or -1 to
+    draw one per stack; shuffled onto the edicts when ``random_order``), the ambush pile, the
+    explore deck (13 cards + 1 ambush), then reveal up to the first decision."""
+    grid, coins, mtn_done, deck, amb, edicts, meta, rng, record = st
+    for p in range(meta[M_PLAYERS]):
+        for c in range(N_CELLS):
+            grid[p, c] = tb[9][c]
+        coins[p] = 0
+        for m in range(mtn_done.shape[1]):
+            mtn_done[p, m] = False
+    record[:] = 0
+    if forced[0] >= 0:
+        for i in range(4):
+            edicts[i] = forced[i]
+    else:
+        for i in range(4):
+            edicts[i] = 4 * i + randint(rng, 4)
+        if random_order:
+            shuffle_prefix(edicts, 4, rng)
+    for j in range(N_AMBUSH_CARDS):
+        amb[j] = N_EXPLORE_CARDS + j
+    shuffle_prefix(amb, N_AMBUSH_CARDS, rng)
+    meta[M_SEASON] = 0
+    meta[M_TIME] = 0
+    meta[M_POS] = 0
+    meta[M_AMB_POS] = 0
+    meta[M_PHASE] = PHASE_EXPLORE
+    meta[M_RUINS] = 0
+    meta[M_TURNS] = 0
+    meta[M_CARD] = -1
+    meta[M_LAST_AMBUSH] = -1
+    meta[M_LAST_SEASON_END] = -1
+    for i in range(N_DECK_CARDS):
+        deck[i] = -1
+    n = N_EXPLORE_CARDS
+    for i in range(N_EXPLORE_CARDS):
+        deck[i] = i
+    if meta[M_AMBUSHES] != 0:
+        deck[n] = amb[0]
+        meta[M_AMB_POS] = 1
+        n += 1
+    shuffle_prefix(deck, n, rng)
+    meta[M_LEN] = n
+    advance(st, tb)
+
+
+# ---- decisions: masks, checks, actions ---------------------------------------------------------
+
+
+@njit(cache=True)
+def _legal_pid(bits, pid, f_lo, f_hi, r_lo, r_hi, require) -> bool:
+    zero = np.uint64(0)
+    lo = bits[pid, 0]
+    hi = bits[pid, 1]
+    if (lo & f_lo) != zero or (hi & f_hi) != zero:
+        return False
+    if require:
+        return (lo & r_lo) != zero or (hi & r_hi) != zero
+    return True
+
+
+@njit(cache=True)
+def decision_map(st) -> int:
+    """The map the acting seat draws on (its own when exploring, the target's in an ambush)."""
+    meta = st[6]
+    if meta[M_PHASE] == PHASE_AMBUSH:
+        return meta[M_TARGET]
+    return meta[M_ACTOR]
+
+
+@njit(cache=True)
+def enumerate_legal(st, tb, buf: np.ndarray) -> int:
+    """Write the legal (shape option, placement id) pairs of the current decision into
+    ``buf`` (int32[n, 2]); returns n (0 means only the 1x1 fallback is legal)."""
+    meta, cards, bits, start = st[6], tb[2], tb[4], tb[6]
+    card = meta[M_CARD]
+    grid = st[0][decision_map(st)]
+    f_lo, f_hi = filled_bits(grid)
+    require = meta[M_PHASE] == PHASE_EXPLORE and meta[M_RUINS] != 0
+    r_lo, r_hi = empty_ruins_bits(grid, tb[0])
+    zero = np.uint64(0)
+    if require and r_lo == zero and r_hi == zero:
+        return 0
+    n = 0
+    for k in range(cards[card, C_NOPT]):
+        s = cards[card, C_SHAPE + k]
+        for pid in range(start[s], start[s + 1]):
+            if _legal_pid(bits, pid, f_lo, f_hi, r_lo, r_hi, require):
+                buf[n, 0] = k
+                buf[n, 1] = pid
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def _place_action(t: int, k: int, o: int, anchor: int) -> int:
+    return PLACE_BASE + ((t * N_SHAPE_OPTIONS + k) * N_ORIENT + o) * N_CELLS + anchor
+
+
+@njit(cache=True)
+def legal_mask_into(st, tb, buf: np.ndarray, mask: np.ndarray) -> int:
+    """Fill ``mask`` (bool[NUM_ACTIONS]) for the current decision; ``buf`` is int32[>=2000, 2]
+    scratch. Returns the number of legal actions."""
+    meta, cards, pl_cells = st[6], tb[2], tb[5]
+    mask[:] = False
+    if meta[M_PHASE] == PHASE_OVER:
+        return 0
+    n = enumerate_legal(st, tb, buf)
+    card = meta[M_CARD]
+    grid = st[0][decision_map(st)]
+    count = 0
+    if meta[M_PHASE] == PHASE_EXPLORE:
+        if n > 0:
+            nterr = cards[card, C_NTERR]
+            for i in range(n):
+                pid = buf[i, 1]
+                for t in range(nterr):
+                    mask[_place_action(t, buf[i, 0], pl_cells[pid, 5], pl_cells[pid, 6])] = True
+                    count += 1
+        else:
+            for cell in range(N_CELLS):
+                if grid[cell] == EMPTY:
+                    for t in range(5):
+                        mask[FALLBACK_BASE + t * N_CELLS + cell] = True
+                        count += 1
+        return count
+    if n > 0:
+        for i in range(n):
+            pid = buf[i, 1]
+            mask[AMBUSH_BASE + pl_cells[pid, 5] * N_CELLS + pl_cells[pid, 6]] = True
+            count += 1
+    else:
+        for cell in range(N_CELLS):
+            if grid[cell] == EMPTY:
+                mask[AMBUSH_FALLBACK_BASE + cell] = True
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def _any_fits(st, tb) -> bool:
+    """True when some offered option has a legal placement in the current decision."""
+    meta, cards, bits, start = st[6], tb[2], tb[4], tb[6]
+    card = meta[M_CARD]
+    grid = st[0][decision_map(st)]
+    f_lo, f_hi = filled_bits(grid)
+    require = meta[M_PHASE] == PHASE_EXPLORE and meta[M_RUINS] != 0
+    r_lo, r_hi = empty_ruins_bits(grid, tb[0])
+    for k in range(cards[card, C_NOPT]):
+        s = cards[card, C_SHAPE + k]
+        for pid in range(start[s], start[s + 1]):
+            if _legal_pid(bits, pid, f_lo, f_hi, r_lo, r_hi, require):
+                return True
+    return False
+
+
+@njit(cache=True)
+def check_action(st, tb, action: int) -> int:
+    """0 when ``action`` is legal now, else a reason code (E_*)."""
+    meta, cards, pl_index, bits, pl_cells = st[6], tb[2], tb[7], tb[4], tb[5]
+    if meta[M_PHASE] == PHASE_OVER:
+        return E_OVER
+    if action < 0 or action >= NUM_ACTIONS:
+        return E_RANGE
+    card = meta[M_CARD]
+    grid = st[0][decision_map(st)]
+    explore = meta[M_PHASE] == PHASE_EXPLORE
+    if action < FALLBACK_BASE or (AMBUSH_BASE <= action < AMBUSH_FALLBACK_BASE):
+        if explore != (action < FALLBACK_BASE):
+            return E_PHASE
+        if explore:
+            anchor = action % N_CELLS
+            rest = action // N_CELLS
+            o = rest % N_ORIENT
+            rest //= N_ORIENT
+            k = rest % N_SHAPE_OPTIONS
+            t = rest // N_SHAPE_OPTIONS
+            if t >= cards[card, C_NTERR]:
+                return E_TERRAIN
+            if k >= cards[card, C_NOPT]:
+                return E_SHAPE
+        else:
+            anchor = (action - AMBUSH_BASE) % N_CELLS
+            o = (action - AMBUSH_BASE) // N_CELLS
+            k = 0
+        s = cards[card, C_SHAPE + k]
+        pid = pl_index[s, o, anchor]
+        if pid < 0:
+            # does orientation o exist at all?
+            exists = False
+            for a in range(N_CELLS):
+                if pl_index[s, o, a] >= 0:
+                    exists = True
+                    break
+            return E_OFFMAP if exists else E_ORIENT
+        for j in range(pl_cells[pid, 7]):
+            if grid[pl_cells[pid, j]] != EMPTY:
+                return E_FILLED
+        if explore and meta[M_RUINS] != 0:
+            r_lo, r_hi = empty_ruins_bits(grid, tb[0])
+            zero = np.uint64(0)
+            if (bits[pid, 0] & r_lo) == zero and (bits[pid, 1] & r_hi) == zero:
+                return E_RUINS
+        return OK
+    # the 1x1 fallbacks
+    if explore != (action < AMBUSH_BASE):
+        return E_PHASE
+    cell = (action - FALLBACK_BASE) % N_CELLS if explore else action - AMBUSH_FALLBACK_BASE
+    if grid[cell] != EMPTY:
+        return E_CELL_FILLED
+    if _any_fits(st, tb):
+        return E_FALLBACK_WHILE_FITS
+    return OK
+
+
+@njit(cache=True)
+def apply_action(st, tb, action: int) -> None:
+    """Apply a legal ``action`` for the acting seat, then run the turn flow to the next decision.
+    Does not validate: call :func:`check_action` first."""
+    meta, cards, pl_index = st[6], tb[2], tb[7]
+    card = meta[M_CARD]
+    players = meta[M_PLAYERS]
+    meta[M_TURNS] += 1
+    if meta[M_PHASE] == PHASE_EXPLORE:
+        p = meta[M_ACTOR]
+        if action < FALLBACK_BASE:
+            anchor = action % N_CELLS
+            rest = action // N_CELLS
+            o = rest % N_ORIENT
+            rest //= N_ORIENT
+            k = rest % N_SHAPE_OPTIONS
+            t = rest // N_SHAPE_OPTIONS
+            pid = pl_index[cards[card, C_SHAPE + k], o, anchor]
+            draw_placement(st, tb, p, pid, cards[card, C_TERR + t], cards[card, C_COIN + k] != 0)
+        else:
+            rel = action - FALLBACK_BASE
+            draw_cell(st, tb, p, rel % N_CELLS, FOREST + rel // N_CELLS)
+        if p + 1 < players:
+            meta[M_ACTOR] = p + 1
+            meta[M_TARGET] = p + 1
+            return
+        meta[M_RUINS] = 0
+    else:
+        target = meta[M_TARGET]
+        if action < AMBUSH_FALLBACK_BASE:
+            rel = action - AMBUSH_BASE
+            pid = pl_index[cards[card, C_SHAPE], rel // N_CELLS, rel % N_CELLS]
+            draw_placement(st, tb, target, pid, MONSTER_T, False)
+        else:
+            draw_cell(st, tb, target, action - AMBUSH_FALLBACK_BASE, MONSTER_T)
+        d = meta[M_ACTOR] + 1
+        if d < players:
+            meta[M_ACTOR] = d
+            meta[M_TARGET] = ambush_target(d, cards[card, C_ARROW], players)
+            return
+    finish_card(st, tb)
+    advance(st, tb)
+
+
+# ---- random policy and whole-game loops --------------------------------------------------------
+
+
+@njit(cache=True)
+def random_action(st, tb, policy_rng: np.ndarray, buf: np.ndarray) -> int:
+    """A uniformly random legal action of the current decision (no mask is built)."""
+    meta, cards, pl_cells = st[6], tb[2], tb[5]
+    n = enumerate_legal(st, tb, buf)
+    card = meta[M_CARD]
+    if meta[M_PHASE] == PHASE_EXPLORE:
+        if n > 0:
+            nterr = cards[card, C_NTERR]
+            r = randint(policy_rng, n * nterr)
+            i = r // nterr
+            pid = buf[i, 1]
+            return _place_action(r % nterr, buf[i, 0], pl_cells[pid, 5], pl_cells[pid, 6])
+    elif n > 0:
+        pid = buf[randint(policy_rng, n), 1]
+        return AMBUSH_BASE + pl_cells[pid, 5] * N_CELLS + pl_cells[pid, 6]
+    grid = st[0][decision_map(st)]
+    empties = 0
+    for cell in range(N_CELLS):
+        if grid[cell] == EMPTY:
+            empties += 1
+    if empties == 0:
+        raise ValueError("no empty cell left for the 1x1 fallback")
+    per_cell = 5 if meta[M_PHASE] == PHASE_EXPLORE else 1
+    r = randint(policy_rng, empties * per_cell)
+    k = r // per_cell
+    for cell in range(N_CELLS):
+        if grid[cell] == EMPTY:
+            if k == 0:
+                if per_cell == 5:
+                    return FALLBACK_BASE + (r % 5) * N_CELLS + cell
+                return AMBUSH_FALLBACK_BASE + cell
+            k -= 1
+    return -1
+
+
+@njit(cache=True)
+def play_random(st, tb, policy_rng: np.ndarray, actions_out: np.ndarray) -> int:
+    """Play the game in ``st`` to the end with the uniform random policy (any number of seats,
+    from any state). Actions are written to ``actions_out`` while it has room; returns the number
+    of actions taken."""
+    buf = np.empty((4096, 2), np.int32)
+    n = 0
+    meta = st[6]
+    while meta[M_PHASE] != PHASE_OVER:
+        a = random_action(st, tb, policy_rng, buf)
+        if n < actions_out.shape[0]:
+            actions_out[n] = a
+        n += 1
+        apply_action(st, tb, a)
+    return n
+
+
+@njit(cache=True)
+def totals(record: np.ndarray) -> np.ndarray:
+    """Final (or running) score per seat: the sum of the recorded season totals."""
+    out = np.zeros(record.shape[0], np.int64)
+    for p in range(record.shape[0]):
+        for s in range(4):
+            out[p] += record[p, s, R_TOTAL]
+    return out
+
+
+@njit(cache=True)
+def random_solo_games(tb, n_games: int, seed: int, cap: int, ambushes: bool, random_order: bool,
+                      out_totals: np.ndarray) -> None:
+    """Benchmark/simulation loop: ``n_games`` solo games with random play entirely in numba.
+    The game chance stream starts from ``seed`` + game index; ``out_totals[g]`` = final score."""
+    grid = np.zeros((1, N_CELLS), np.int8)
+    coins = np.zeros(1, np.int16)
+    mtn = np.zeros((1, tb[1].shape[0]), np.bool_)
+    deck = np.full(N_DECK_CARDS, -1, np.int8)
+    amb = np.zeros(N_AMBUSH_CARDS, np.int8)
+    edicts = np.zeros(4, np.int8)
+    meta = np.zeros(N_META, np.int32)
+    rng = np.zeros(1, np.uint64)
+    record = np.zeros((1, 4, 5), np.int16)
+    forced = np.full(4, -1, np.int8)
+    policy = np.zeros(1, np.uint64)
+    buf = np.empty((4096, 2), np.int32)
+    st = (grid, coins, mtn, deck, amb, edicts, meta, rng, record)
+    for g in range(n_games):
+        meta[:] = 0
+        meta[M_PLAYERS] = 1
+        meta[M_CAP] = cap
+        meta[M_AMBUSHES] = 1 if ambushes else 0
+        rng[0] = np.uint64(seed + g) * np.uint64(0x9E3779B97F4A7C15)
+        policy[0] = rng[0] ^ np.uint64(0xD1B54A32D192ED03)
+        setup(st, tb, forced, random_order)
+        while meta[M_PHASE] != PHASE_OVER:
+            apply_action(st, tb, random_action(st, tb, policy, buf))
+        out_totals[g] = record[0, 0, R_TOTAL] + record[0, 1, R_TOTAL] + record[0, 2, R_TOTAL] \
+            + record[0, 3, R_TOTAL]
+
+
+@njit(cache=True)
+def observation_into(st, tb, player: int, out: np.ndarray) -> None:
+    """Fill ``out`` (float32[OBS_SIZE]) for ``player``; layout in OBS_LAYOUT."""
+    grid, coins, edicts, meta = st[0], st[1], st[5], st[6]
+    out[:] = 0.0
+    g = grid[player]
+    for c in range(N_CELLS):
+        out[g[c] * N_CELLS + c] = 1.0
+        if tb[0][c]:
+            out[8 * N_CELLS + c] = 1.0
+    off = 9 * N_CELLS
+    if meta[M_PHASE] == PHASE_AMBUSH and meta[M_ACTOR] == player:
+        tg = grid[meta[M_TARGET]]
+        for c in range(N_CELLS):
+            out[off + tg[c] * N_CELLS + c] = 1.0
+    off += 8 * N_CELLS
+    card = meta[M_CARD]
+    if card >= 0 and meta[M_PHASE] != PHASE_OVER:
+        out[off + card] = 1.0
+    off += N_DECK_CARDS
+    s = meta[M_SEASON]
+    if s < 4:
+        out[off + s] = 1.0
+        out[off + 4] = meta[M_TIME] / 8.0
+        out[off + 5] = tb[3][s, 0] / 8.0
+        out[off + 6 + tb[3][s, 1]] = 1.0
+        out[off + 6 + tb[3][s, 2]] = 1.0
+    off += 10
+    out[off] = coins[player] / 14.0
+    out[off + 1] = 1.0 if meta[M_RUINS] != 0 else 0.0
+    if meta[M_PHASE] == PHASE_EXPLORE:
+        out[off + 2] = 1.0
+    elif meta[M_PHASE] == PHASE_AMBUSH:
+        out[off + 3] = 1.0
+    off += 4
+    for e in range(4):
+        out[off + e * 16 + edicts[e]] = 1.0
+
+
+#: observation layout (name, start, length)
+OBS_LAYOUT = (
+    ("own_map_terrain_onehot_8x121", 0, 8 * N_CELLS),
+    ("ruins_121", 8 * N_CELLS, N_CELLS),
+    ("ambush_target_map_onehot_8x121", 9 * N_CELLS, 8 * N_CELLS),
+    ("current_card_onehot_17", 17 * N_CELLS, N_DECK_CARDS),
+    ("season_onehot_4_time_threshold_active_edicts_4", 17 * N_CELLS + N_DECK_CARDS, 10),
+    ("coins_ruins_pending_phase_explore_ambush", 17 * N_CELLS + N_DECK_CARDS + 10, 4),
+    ("edict_cards_onehot_4x16", 17 * N_CELLS + N_DECK_CARDS + 14, 64),
+)
+OBS_SIZE = 17 * N_CELLS + N_DECK_CARDS + 14 + 64
