@@ -1,0 +1,1 @@
+"""Dorfromantik: The Board Game (first campaign game): rules engine, kernels, environment."""
