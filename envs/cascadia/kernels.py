@@ -1,0 +1,847 @@
+"""Numba kernels of Cascadia: setup, legal actions, apply, scoring, score deltas, a whole game.
+
+Every function takes plain numpy arrays (see :class:`envs.cascadia.game.CascadiaState`):
+
+* per seat ``p`` and window cell ``c``: ``tiles[p, c]`` kind or -1, ``rots[p, c]``,
+  ``edges[p, c, d]`` habitat on edge d or -1, ``tokens[p, c]`` wildlife or -1,
+  ``front[p, c]`` number of occupied neighbours; ``cells[p, :n]`` occupied cells in placement
+  order, ``flist[p, :m]`` frontier cells sorted ascending; ``pinfo[p]`` = (n, m, nature, turns);
+* shared: ``market[0, i]`` tile and ``market[1, i]`` token of slot i (slot 0 is next to the stack),
+  ``stack`` with ``ctl[C_STACK_POS] .. ctl[C_STACK_LEN]`` still face down, ``bag[w]`` token counts,
+  ``ctl`` the control scalars (indices ``C_*``), ``rng`` the chance stream;
+* constants: ``nbr`` (cells x 6), ``kind_edges``, ``kind_info``, ``tables`` from :mod:`data`.
+
+The action codec (one Discrete space, see ``seeds/cascadia-rules.md``):
+``0..3`` take pair i; ``4 + 4 i + j`` pay a nature token for tile i and token j;
+``19 + s`` pay a nature token to redraw the token subset s (bitmask 1..15); ``35`` free redraw of
+three identical tokens; ``A_TILE + 6 c + k`` place the tile at cell c, rotation k;
+``A_TOKEN + c`` put the token on cell c; ``A_RETURN`` return it to the bag.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from envs.cascadia.data import NUM_CELLS
+from envs.core.rng import randint
+
+# ---- action codec -----------------------------------------------------------------------------
+A_PAIR = 0
+A_FREE = 4
+A_REDRAW = 19  # + subset 1..15
+A_THREE = 35
+A_TILE = 36
+A_TOKEN = A_TILE + 6 * NUM_CELLS
+A_RETURN = A_TOKEN + NUM_CELLS
+NUM_ACTIONS = A_RETURN + 1
+
+# ---- control scalars ---------------------------------------------------------------------------
+C_PLAYERS = 0
+C_CUR = 1
+C_PHASE = 2
+C_HAND_TILE = 3
+C_HAND_TOKEN = 4
+C_SLOT_TILE = 5
+C_SLOT_TOKEN = 6
+C_THREE_USED = 7
+C_ACTED = 8
+C_STACK_POS = 9
+C_STACK_LEN = 10
+C_SUPPLY = 11
+C_TURN = 12
+C_LAST_CELL = 13
+C_TIE_MODE = 14
+C_OVERPOP = 15  # how many four-of-a-kind redraws happened this turn (information)
+NUM_CTL = 16
+
+PHASE_MARKET = 0
+PHASE_TILE = 1
+PHASE_TOKEN = 2
+PHASE_OVER = 3
+
+P_NCELLS = 0
+P_NFRONT = 1
+P_NATURE = 2
+P_TURNS = 3
+
+MAX_CELLS = 24
+MAX_FRONT = 128
+MAX_LEGAL = 6 * MAX_FRONT + 64
+
+# score categories (columns of score_all's output)
+CAT_WILDLIFE = 0  # 5 columns: bear, elk, salmon, hawk, fox
+CAT_CORRIDOR = 5  # 5 columns, one per habitat
+CAT_BONUS = 10  # 5 columns, one per habitat
+CAT_NATURE = 15
+CAT_BASE = 16
+CAT_TOTAL = 17
+NUM_CAT = 18
+
+BEAR, ELK, SALMON, HAWK, FOX = 0, 1, 2, 3, 4
+
+
+# ---- chance ------------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def draw_token(bag: np.ndarray, rng: np.ndarray) -> int:
+    """Draw one token uniformly from the bag counts; -1 when the bag is empty."""
+    total = 0
+    for w in range(5):
+        total += bag[w]
+    if total == 0:
+        return -1
+    k = randint(rng, total)
+    for w in range(5):
+        if k < bag[w]:
+            bag[w] -= 1
+            return w
+        k -= bag[w]
+    return -1
+
+
+@njit(cache=True)
+def resolve_overpopulation(market: np.ndarray, bag: np.ndarray, ctl: np.ndarray, rng: np.ndarray) -> None:
+    """Four identical tokens: set them aside and redraw, repeatedly; then return the set-aside ones."""
+    aside = np.zeros(5, dtype=np.int32)
+    while True:
+        w = market[1, 0]
+        if w < 0 or market[1, 1] != w or market[1, 2] != w or market[1, 3] != w:
+            break
+        if bag[0] + bag[1] + bag[2] + bag[3] + bag[4] < 4:
+            break
+        for i in range(4):
+            aside[w] += 1
+            market[1, i] = draw_token(bag, rng)
+        ctl[C_OVERPOP] += 1
+    for k in range(5):
+        bag[k] += aside[k]
+
+
+@njit(cache=True)
+def three_of_a_kind(market: np.ndarray) -> int:
+    """The animal shown exactly three times among the four market tokens, or -1."""
+    for w in range(5):
+        n = 0
+        for i in range(4):
+            if market[1, i] == w:
+                n += 1
+        if n == 3:
+            return w
+    return -1
+
+
+# ---- placing tiles -----------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def place_tile(p, cell, kind, rot, tiles, rots, edges, front, cells, flist, pinfo, nbr, kind_edges):
+    """Put ``kind`` at ``cell`` (rotation ``rot``) in seat p's area and update the frontier."""
+    tiles[p, cell] = kind
+    rots[p, cell] = rot
+    for d in range(6):
+        edges[p, cell, d] = kind_edges[kind, rot, d]
+    cells[p, pinfo[p, P_NCELLS]] = cell
+    pinfo[p, P_NCELLS] += 1
+    # remove cell from the sorted frontier list
+    m = pinfo[p, P_NFRONT]
+    j = 0
+    while j < m and flist[p, j] != cell:
+        j += 1
+    if j < m:
+        for k in range(j, m - 1):
+            flist[p, k] = flist[p, k + 1]
+        m -= 1
+    for d in range(6):
+        nb = nbr[cell, d]
+        if nb < 0:
+            continue
+        front[p, nb] += 1
+        if tiles[p, nb] < 0 and front[p, nb] == 1:
+            # a new frontier cell: insert keeping the list sorted
+            k = m
+            while k > 0 and flist[p, k - 1] > nb:
+                flist[p, k] = flist[p, k - 1]
+                k -= 1
+            flist[p, k] = nb
+            m += 1
+    pinfo[p, P_NFRONT] = m
+
+
+@njit(cache=True)
+def setup_game(players, starter_order, tiles, rots, edges, tokens, front, cells, flist, pinfo,
+               market, stack, bag, ctl, rng, nbr, kind_edges, starter_cells, num_tiles, tiles_used,
+               per_animal, supply, tie_mode):
+    """Deal a new game: starters, the shuffled stack of ``tiles_used`` tiles, the bag, the market."""
+    tiles[:] = -1
+    rots[:] = 0
+    edges[:] = -1
+    tokens[:] = -1
+    front[:] = 0
+    cells[:] = -1
+    flist[:] = -1
+    pinfo[:] = 0
+    ctl[:] = 0
+    for s in range(starter_order.shape[0]):
+        starter_order[s] = s
+    for i in range(starter_order.shape[0] - 1, 0, -1):
+        j = randint(rng, i + 1)
+        t = starter_order[i]
+        starter_order[i] = starter_order[j]
+        starter_order[j] = t
+    for p in range(players):
+        for j in range(3):
+            place_tile(p, starter_cells[j], num_tiles + 3 * starter_order[p] + j, 0, tiles, rots, edges,
+                       front, cells, flist, pinfo, nbr, kind_edges)
+    for t in range(num_tiles):
+        stack[t] = t
+    for i in range(num_tiles - 1, 0, -1):
+        j = randint(rng, i + 1)
+        t = stack[i]
+        stack[i] = stack[j]
+        stack[j] = t
+    for w in range(5):
+        bag[w] = per_animal
+    ctl[C_PLAYERS] = players
+    ctl[C_STACK_LEN] = tiles_used
+    ctl[C_SUPPLY] = supply
+    ctl[C_TIE_MODE] = tie_mode
+    ctl[C_HAND_TILE] = -1
+    ctl[C_HAND_TOKEN] = -1
+    ctl[C_LAST_CELL] = -1
+    for i in range(4):
+        market[0, i] = stack[ctl[C_STACK_POS]]
+        ctl[C_STACK_POS] += 1
+    for i in range(4):
+        market[1, i] = draw_token(bag, rng)
+    ctl[C_PHASE] = PHASE_MARKET
+    resolve_overpopulation(market, bag, ctl, rng)
+
+
+# ---- legal actions -----------------------------------------------------------------------------
+
+
+
+@njit(cache=True)
+def token_targets(tiles, tokens, cells, pinfo, p, w, kind_info, out, n) -> int:
+    """Append ``A_TOKEN + c`` for every empty hex of seat p showing animal w (ascending c)."""
+    bit = 1 << w
+    start = n
+    for k in range(pinfo[p, P_NCELLS]):
+        c = cells[p, k]
+        if tokens[p, c] < 0 and (kind_info[tiles[p, c], 0] & bit) != 0:
+            a = A_TOKEN + c
+            j = n
+            while j > start and out[j - 1] > a:
+                out[j] = out[j - 1]
+                j -= 1
+            out[j] = a
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def legal_actions(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, out) -> int:
+    """Write the legal actions of the current decision into ``out`` in ascending order; return
+    how many. The order matters: the random policy picks ``out[randint(n)]`` everywhere."""
+    phase = ctl[C_PHASE]
+    p = ctl[C_CUR]
+    n = 0
+    if phase == PHASE_MARKET:
+        for i in range(4):
+            if market[0, i] >= 0:
+                out[n] = A_PAIR + i
+                n += 1
+        if pinfo[p, P_NATURE] > 0:
+            for i in range(4):
+                if market[0, i] >= 0:
+                    for j in range(4):
+                        out[n] = A_FREE + 4 * i + j
+                        n += 1
+            full = 0
+            for i in range(4):
+                if market[1, i] >= 0:
+                    full |= 1 << i
+            if bag[0] + bag[1] + bag[2] + bag[3] + bag[4] > 0:
+                for s in range(1, 16):
+                    if s & full == s:
+                        out[n] = A_REDRAW + s
+                        n += 1
+        if ctl[C_ACTED] == 0 and ctl[C_THREE_USED] == 0 and three_of_a_kind(market) >= 0:
+            if bag[0] + bag[1] + bag[2] + bag[3] + bag[4] >= 3:
+                out[n] = A_THREE
+                n += 1
+    elif phase == PHASE_TILE:
+        nrot = kind_info[ctl[C_HAND_TILE], 2]
+        for k in range(pinfo[p, P_NFRONT]):
+            c = flist[p, k]
+            for r in range(nrot):
+                out[n] = A_TILE + 6 * c + r
+                n += 1
+    elif phase == PHASE_TOKEN:
+        n = token_targets(tiles, tokens, cells, pinfo, p, ctl[C_HAND_TOKEN], kind_info, out, 0)
+        out[n] = A_RETURN
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def legal_mask(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, mask) -> int:
+    """Fill the boolean ``mask`` (length NUM_ACTIONS); return the number of legal actions."""
+    mask[:] = False
+    out = np.empty(MAX_LEGAL, dtype=np.int32)
+    n = legal_actions(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, out)
+    for k in range(n):
+        mask[out[k]] = True
+    return n
+
+
+# ---- applying actions --------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def redraw_slots(slots, market, bag, rng):
+    """Set aside the tokens of the slot bitmask, draw replacements slot by slot, return the rest."""
+    aside = np.zeros(5, dtype=np.int32)
+    for i in range(4):
+        if (slots >> i) & 1 and market[1, i] >= 0:
+            aside[market[1, i]] += 1
+            market[1, i] = draw_token(bag, rng)
+    for w in range(5):
+        bag[w] += aside[w]
+
+
+@njit(cache=True)
+def end_turn(tiles, tokens, pinfo, market, stack, bag, ctl, rng):
+    """Count the turn, refill the market (solo: discard and slide first), pass or end the game."""
+    p = ctl[C_CUR]
+    pinfo[p, P_TURNS] += 1
+    ctl[C_TURN] += 1
+    ctl[C_HAND_TILE] = -1
+    ctl[C_HAND_TOKEN] = -1
+    left = ctl[C_STACK_LEN] - ctl[C_STACK_POS]
+    if ctl[C_PLAYERS] == 1:
+        # remove the remaining tile and token farthest from the stack (highest slot)
+        for row in range(2):
+            for i in range(3, -1, -1):
+                if market[row, i] >= 0:
+                    market[row, i] = -1
+                    break
+        if left < 2:
+            ctl[C_PHASE] = PHASE_OVER
+            return
+        for row in range(2):
+            # slide the two survivors to the far end, keeping their order
+            dst = 3
+            for i in range(3, -1, -1):
+                v = market[row, i]
+                if v >= 0:
+                    market[row, i] = -1
+                    market[row, dst] = v
+                    dst -= 1
+        for i in range(2):
+            market[0, i] = stack[ctl[C_STACK_POS]]
+            ctl[C_STACK_POS] += 1
+        for i in range(2):
+            market[1, i] = draw_token(bag, rng)
+    else:
+        if left < 1:
+            ctl[C_PHASE] = PHASE_OVER
+            return
+        market[0, ctl[C_SLOT_TILE]] = stack[ctl[C_STACK_POS]]
+        ctl[C_STACK_POS] += 1
+        market[1, ctl[C_SLOT_TOKEN]] = draw_token(bag, rng)
+        ctl[C_CUR] = (p + 1) % ctl[C_PLAYERS]
+    ctl[C_PHASE] = PHASE_MARKET
+    ctl[C_THREE_USED] = 0
+    ctl[C_ACTED] = 0
+    ctl[C_OVERPOP] = 0
+    resolve_overpopulation(market, bag, ctl, rng)
+
+
+@njit(cache=True)
+def apply_action(action, tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
+                 ctl, rng, nbr, kind_edges, kind_info):
+    """Apply a legal ``action`` for the current player (legality is the caller's job)."""
+    p = ctl[C_CUR]
+    phase = ctl[C_PHASE]
+    if phase == PHASE_MARKET:
+        if action < A_FREE:
+            i = action - A_PAIR
+            ctl[C_HAND_TILE] = market[0, i]
+            ctl[C_HAND_TOKEN] = market[1, i]
+            ctl[C_SLOT_TILE] = i
+            ctl[C_SLOT_TOKEN] = i
+        elif action < A_REDRAW + 1:
+            i = (action - A_FREE) // 4
+            j = (action - A_FREE) % 4
+            pinfo[p, P_NATURE] -= 1
+            ctl[C_SUPPLY] += 1
+            ctl[C_HAND_TILE] = market[0, i]
+            ctl[C_HAND_TOKEN] = market[1, j]
+            ctl[C_SLOT_TILE] = i
+            ctl[C_SLOT_TOKEN] = j
+        elif action < A_THREE:
+            pinfo[p, P_NATURE] -= 1
+            ctl[C_SUPPLY] += 1
+            ctl[C_ACTED] = 1
+            redraw_slots(action - A_REDRAW, market, bag, rng)
+            return
+        else:
+            w = three_of_a_kind(market)
+            slots = 0
+            for i in range(4):
+                if market[1, i] == w:
+                    slots |= 1 << i
+            redraw_slots(slots, market, bag, rng)
+            ctl[C_THREE_USED] = 1
+            ctl[C_ACTED] = 1
+            resolve_overpopulation(market, bag, ctl, rng)
+            return
+        market[0, ctl[C_SLOT_TILE]] = -1
+        market[1, ctl[C_SLOT_TOKEN]] = -1
+        ctl[C_PHASE] = PHASE_TILE
+    elif phase == PHASE_TILE:
+        k = action - A_TILE
+        cell = k // 6
+        place_tile(p, cell, ctl[C_HAND_TILE], k % 6, tiles, rots, edges, front, cells, flist, pinfo, nbr,
+                   kind_edges)
+        ctl[C_LAST_CELL] = cell
+        if ctl[C_HAND_TOKEN] >= 0:
+            ctl[C_PHASE] = PHASE_TOKEN
+        else:
+            end_turn(tiles, tokens, pinfo, market, stack, bag, ctl, rng)
+    elif phase == PHASE_TOKEN:
+        w = ctl[C_HAND_TOKEN]
+        if action == A_RETURN:
+            bag[w] += 1
+        else:
+            cell = action - A_TOKEN
+            tokens[p, cell] = w
+            if kind_info[tiles[p, cell], 1] == w and ctl[C_SUPPLY] > 0:
+                ctl[C_SUPPLY] -= 1
+                pinfo[p, P_NATURE] += 1
+        end_turn(tiles, tokens, pinfo, market, stack, bag, ctl, rng)
+
+
+# ---- scoring -----------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _group(p, start, w, tokens, nbr, mark, stamp, members) -> int:
+    """Flood the group of animal w containing ``start``; write members; return its size."""
+    mark[start] = stamp
+    members[0] = start
+    size = 1
+    head = 0
+    while head < size:
+        c = members[head]
+        head += 1
+        for d in range(6):
+            nb = nbr[c, d]
+            if nb >= 0 and mark[nb] != stamp and tokens[p, nb] == w:
+                mark[nb] = stamp
+                members[size] = nb
+                size += 1
+    return size
+
+
+@njit(cache=True)
+def _elk_solve(mask, nxt, table) -> int:
+    """Best split of the elk set ``mask`` (bits = sorted elk indices) into straight lines of 1-4.
+
+    The lowest remaining elk is always the top-left end of its line (lower cells come earlier), so
+    lines only grow from it towards E, SE or SW: at most 10 choices per step, searched exactly."""
+    if mask == 0:
+        return 0
+    i = 0
+    while not (mask >> i) & 1:
+        i += 1
+    rest = mask & ~(np.int64(1) << i)
+    best = table[1] + _elk_solve(rest, nxt, table)
+    for a in range(3):
+        seg = rest
+        j = i
+        length = 1
+        while length < 4:
+            j = nxt[j, a]
+            if j < 0 or not (seg >> j) & 1:
+                break
+            seg = seg & ~(np.int64(1) << j)
+            length += 1
+            v = table[length] + _elk_solve(seg, nxt, table)
+            if v > best:
+                best = v
+    return best
+
+
+@njit(cache=True)
+def elk_group_score(p, members, size, tokens, nbr, table) -> int:
+    """Exact elk A score of one connected elk group given by its cells."""
+    order = np.empty(size, dtype=np.int32)
+    for k in range(size):
+        c = members[k]
+        j = k
+        while j > 0 and order[j - 1] > c:
+            order[j] = order[j - 1]
+            j -= 1
+        order[j] = c
+    nxt = np.full((size, 3), -1, dtype=np.int32)
+    for k in range(size):
+        for a in range(3):
+            nb = nbr[order[k], a + 1]  # E, SE, SW: the directions towards later cells
+            if nb >= 0 and tokens[p, nb] == ELK:
+                for m in range(k + 1, size):
+                    if order[m] == nb:
+                        nxt[k, a] = m
+                        break
+    full = (np.int64(1) << size) - 1
+    return _elk_solve(full, nxt, table)
+
+
+@njit(cache=True)
+def salmon_group_score(p, members, size, tokens, nbr, table) -> int:
+    """Salmon A score of one connected salmon group (0 when a salmon touches 3 or more)."""
+    for k in range(size):
+        c = members[k]
+        cnt = 0
+        for d in range(6):
+            nb = nbr[c, d]
+            if nb >= 0 and tokens[p, nb] == SALMON:
+                cnt += 1
+        if cnt > 2:
+            return 0
+    return table[min(size, 7)]
+
+
+@njit(cache=True)
+def fox_types(p, c, tokens, nbr) -> int:
+    """Bitmask of the animals on the neighbours of cell c."""
+    seen = 0
+    for d in range(6):
+        nb = nbr[c, d]
+        if nb >= 0 and tokens[p, nb] >= 0:
+            seen |= 1 << tokens[p, nb]
+    return seen
+
+
+@njit(cache=True)
+def popcount5(x) -> int:
+    return (x & 1) + ((x >> 1) & 1) + ((x >> 2) & 1) + ((x >> 3) & 1) + ((x >> 4) & 1)
+
+
+@njit(cache=True)
+def wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, out) -> None:
+    """Wildlife scores of seat p into out[0:5], and out[5] bear pairs, out[6] lonely hawks."""
+    members = np.empty(MAX_CELLS, dtype=np.int32)
+    n = pinfo[p, P_NCELLS]
+    for k in range(n):
+        mark[cells[p, k]] = 0
+    pairs = 0
+    elk = 0
+    salmon = 0
+    lonely = 0
+    fox = 0
+    stamp = 0
+    for k in range(n):
+        c = cells[p, k]
+        w = tokens[p, c]
+        if w < 0:
+            continue
+        if w == HAWK:
+            alone = True
+            for d in range(6):
+                nb = nbr[c, d]
+                if nb >= 0 and tokens[p, nb] == HAWK:
+                    alone = False
+            if alone:
+                lonely += 1
+        elif w == FOX:
+            fox += tables[4, popcount5(fox_types(p, c, tokens, nbr))]
+        elif mark[c] == 0:
+            stamp += 1
+            size = _group(p, c, w, tokens, nbr, mark, stamp, members)
+            if w == BEAR:
+                if size == 2:
+                    pairs += 1
+            elif w == ELK:
+                elk += elk_group_score(p, members, size, tokens, nbr, tables[1])
+            else:
+                salmon += salmon_group_score(p, members, size, tokens, nbr, tables[2])
+    for k in range(n):
+        mark[cells[p, k]] = 0
+    out[BEAR] = tables[0, min(pairs, 8)]
+    out[ELK] = elk
+    out[SALMON] = salmon
+    out[HAWK] = tables[3, min(lonely, 8)]
+    out[FOX] = fox
+    out[5] = pairs
+    out[6] = lonely
+
+
+@njit(cache=True)
+def corridor_from(p, start, h, edges, nbr, mark, stamp, queue) -> int:
+    """Size of the habitat-h corridor that contains ``start`` (marking its cells with ``stamp``)."""
+    mark[start] = stamp
+    queue[0] = start
+    size = 1
+    head = 0
+    while head < size:
+        c = queue[head]
+        head += 1
+        for d in range(6):
+            if edges[p, c, d] != h:
+                continue
+            nb = nbr[c, d]
+            if nb >= 0 and mark[nb] != stamp and edges[p, nb, (d + 3) % 6] == h:
+                mark[nb] = stamp
+                queue[size] = nb
+                size += 1
+    return size
+
+
+@njit(cache=True)
+def corridor_sizes(p, edges, cells, pinfo, nbr, mark, out) -> None:
+    """Largest corridor per habitat of seat p into out[0:5]."""
+    queue = np.empty(MAX_CELLS, dtype=np.int32)
+    n = pinfo[p, P_NCELLS]
+    for h in range(5):
+        for k in range(n):
+            mark[cells[p, k]] = 0
+        best = 0
+        for k in range(n):
+            c = cells[p, k]
+            if mark[c] != 0:
+                continue
+            has = False
+            for d in range(6):
+                if edges[p, c, d] == h:
+                    has = True
+            if has:
+                size = corridor_from(p, c, h, edges, nbr, mark, 1, queue)
+                if size > best:
+                    best = size
+        out[h] = best
+    for k in range(n):
+        mark[cells[p, k]] = 0
+
+
+@njit(cache=True)
+def habitat_bonuses(corr, players, tie_mode, solo_min, solo_points, out) -> None:
+    """Majority bonus per seat and habitat (solo: ``solo_points`` for a corridor >= ``solo_min``).
+
+    2 players: 2 to the larger, 1 each when tied. 3-4 players: 3 to a unique largest and 1 to the
+    second; two tied for largest get 2 each, three or more 1 each, and then nobody gets the second
+    bonus; players tied for second get 0 (tie_mode 0, rules decision 1) or 1 each (tie_mode 1)."""
+    for p in range(players):
+        for h in range(5):
+            out[p, h] = 0
+    for h in range(5):
+        if players == 1:
+            if corr[0, h] >= solo_min:
+                out[0, h] = solo_points
+            continue
+        top = -1
+        for p in range(players):
+            if corr[p, h] > top:
+                top = corr[p, h]
+        nfirst = 0
+        for p in range(players):
+            if corr[p, h] == top:
+                nfirst += 1
+        if players == 2:
+            for p in range(players):
+                if corr[p, h] == top:
+                    out[p, h] = 2 if nfirst == 1 else 1
+            continue
+        if nfirst >= 2:
+            for p in range(players):
+                if corr[p, h] == top:
+                    out[p, h] = 2 if nfirst == 2 else 1
+            continue
+        second = -1
+        for p in range(players):
+            if corr[p, h] < top and corr[p, h] > second:
+                second = corr[p, h]
+        nsecond = 0
+        for p in range(players):
+            if corr[p, h] == second:
+                nsecond += 1
+        for p in range(players):
+            if corr[p, h] == top:
+                out[p, h] = 3
+            elif corr[p, h] == second and (nsecond == 1 or tie_mode == 1):
+                out[p, h] = 1
+
+
+@njit(cache=True)
+def score_all(edges, tokens, cells, pinfo, ctl, nbr, tables, solo_min, solo_points, out) -> None:
+    """Full score of every seat into ``out[p, NUM_CAT]`` (columns CAT_*)."""
+    players = ctl[C_PLAYERS]
+    mark = np.zeros(nbr.shape[0], dtype=np.int32)
+    wild = np.zeros(7, dtype=np.int32)
+    corr = np.zeros((players, 5), dtype=np.int32)
+    bonus = np.zeros((players, 5), dtype=np.int32)
+    for p in range(players):
+        wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, wild)
+        corridor_sizes(p, edges, cells, pinfo, nbr, mark, corr[p])
+        for k in range(5):
+            out[p, CAT_WILDLIFE + k] = wild[k]
+            out[p, CAT_CORRIDOR + k] = corr[p, k]
+    habitat_bonuses(corr, players, ctl[C_TIE_MODE], solo_min, solo_points, bonus)
+    for p in range(players):
+        base = pinfo[p, P_NATURE]
+        extra = 0
+        for k in range(5):
+            out[p, CAT_BONUS + k] = bonus[p, k]
+            base += out[p, CAT_WILDLIFE + k] + out[p, CAT_CORRIDOR + k]
+            extra += bonus[p, k]
+        out[p, CAT_NATURE] = pinfo[p, P_NATURE]
+        out[p, CAT_BASE] = base
+        out[p, CAT_TOTAL] = base + extra
+
+
+# ---- score change of one candidate, without rescoring the board --------------------------------
+
+
+@njit(cache=True)
+def corridor_gain(p, cell, kind, rot, edges, nbr, kind_edges, largest, mark, queue) -> int:
+    """Points the corridors of seat p gain if ``kind`` is placed at ``cell`` with ``rot``.
+
+    ``largest`` holds the current largest corridor per habitat; only the new tile's corridors
+    are flooded. The board is restored before returning."""
+    for d in range(6):
+        edges[p, cell, d] = kind_edges[kind, rot, d]
+    gain = 0
+    done = 0
+    for d in range(6):
+        h = kind_edges[kind, rot, d]
+        if (done >> h) & 1:
+            continue
+        done |= 1 << h
+        size = corridor_from(p, cell, h, edges, nbr, mark, 1, queue)
+        for k in range(size):
+            mark[queue[k]] = 0
+        if size > largest[h]:
+            gain += size - largest[h]
+    for d in range(6):
+        edges[p, cell, d] = -1
+    return gain
+
+
+@njit(cache=True)
+def token_gain(p, cell, w, tokens, nbr, tables, stats, mark, members) -> int:
+    """Wildlife points seat p gains by putting animal w on the empty hex ``cell``.
+
+    ``stats`` is :func:`wildlife_stats`' output for the current board (bear pairs, lonely hawks);
+    only the groups touching ``cell`` are flooded. ``mark`` must be all zero; it is left so."""
+    gain = 0
+    if w == BEAR or w == ELK or w == SALMON:
+        old = 0
+        old_pairs = 0
+        for d in range(6):
+            nb = nbr[cell, d]
+            if nb >= 0 and tokens[p, nb] == w and mark[nb] != 1:
+                size = _group(p, nb, w, tokens, nbr, mark, 1, members)
+                if w == BEAR:
+                    if size == 2:
+                        old_pairs += 1
+                elif w == ELK:
+                    old += elk_group_score(p, members, size, tokens, nbr, tables[1])
+                else:
+                    old += salmon_group_score(p, members, size, tokens, nbr, tables[2])
+        tokens[p, cell] = w
+        size = _group(p, cell, w, tokens, nbr, mark, 2, members)
+        if w == BEAR:
+            pairs = stats[5] - old_pairs + (1 if size == 2 else 0)
+            gain = tables[0, min(pairs, 8)] - tables[0, min(stats[5], 8)]
+        elif w == ELK:
+            gain = elk_group_score(p, members, size, tokens, nbr, tables[1]) - old
+        else:
+            gain = salmon_group_score(p, members, size, tokens, nbr, tables[2]) - old
+        tokens[p, cell] = -1
+        for k in range(size):
+            mark[members[k]] = 0
+    elif w == HAWK:
+        adjacent = 0
+        lost = 0
+        for d in range(6):
+            nb = nbr[cell, d]
+            if nb >= 0 and tokens[p, nb] == HAWK:
+                adjacent += 1
+                alone = True
+                for e in range(6):
+                    nb2 = nbr[nb, e]
+                    if nb2 >= 0 and tokens[p, nb2] == HAWK:
+                        alone = False
+                if alone:
+                    lost += 1
+        lonely = stats[6] - lost + (1 if adjacent == 0 else 0)
+        gain = tables[3, min(lonely, 8)] - tables[3, min(stats[6], 8)]
+    for d in range(6):
+        nb = nbr[cell, d]
+        if nb >= 0 and tokens[p, nb] == FOX:
+            seen = fox_types(p, nb, tokens, nbr)
+            if not (seen >> w) & 1:
+                k = popcount5(seen)
+                gain += tables[4, k + 1] - tables[4, k]
+    if w == FOX:
+        gain += tables[4, popcount5(fox_types(p, cell, tokens, nbr))]
+    return gain
+
+
+# ---- whole games -------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def play_random(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl, rng,
+                nbr, kind_edges, kind_info, agent_rng) -> int:
+    """Play uniformly random legal actions (``out[randint(n)]``) until the game ends; return the
+    number of decisions taken. Identical to the Python engine driven by ``random_true_index``."""
+    out = np.empty(MAX_LEGAL, dtype=np.int32)
+    steps = 0
+    while ctl[C_PHASE] != PHASE_OVER:
+        n = legal_actions(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, out)
+        a = out[randint(agent_rng, n)]
+        apply_action(a, tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
+                     ctl, rng, nbr, kind_edges, kind_info)
+        steps += 1
+    return steps
+
+
+@njit(cache=True)
+def random_games(games, players, seed, nbr, kind_edges, kind_info, tables, starter_cells, num_tiles,
+                 tiles_used, per_animal, supply, solo_min, solo_points, totals) -> int:
+    """Deal and play ``games`` random games in a row (benchmarks, simulation); write each seat's
+    full total into ``totals[g, p]``; return the number of decisions taken."""
+    ncell = nbr.shape[0]
+    tiles = np.empty((players, ncell), dtype=np.int16)
+    rots = np.empty((players, ncell), dtype=np.int8)
+    edges = np.empty((players, ncell, 6), dtype=np.int8)
+    tokens = np.empty((players, ncell), dtype=np.int8)
+    front = np.empty((players, ncell), dtype=np.int8)
+    cells = np.empty((players, MAX_CELLS), dtype=np.int16)
+    flist = np.empty((players, MAX_FRONT), dtype=np.int16)
+    pinfo = np.empty((players, 4), dtype=np.int32)
+    market = np.empty((2, 4), dtype=np.int16)
+    stack = np.empty(num_tiles, dtype=np.int16)
+    bag = np.empty(5, dtype=np.int32)
+    ctl = np.empty(NUM_CTL, dtype=np.int32)
+    order = np.empty(5, dtype=np.int16)
+    rng = np.empty(1, dtype=np.uint64)
+    agent = np.empty(1, dtype=np.uint64)
+    score = np.empty((players, NUM_CAT), dtype=np.int32)
+    steps = 0
+    for g in range(games):
+        rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(2 * g + 1)
+        agent[0] = rng[0] ^ np.uint64(0xD1B54A32D192ED03)
+        setup_game(players, order, tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack,
+                   bag, ctl, rng, nbr, kind_edges, starter_cells, num_tiles, tiles_used, per_animal,
+                   supply, 0)
+        steps += play_random(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
+                             ctl, rng, nbr, kind_edges, kind_info, agent)
+        score_all(edges, tokens, cells, pinfo, ctl, nbr, tables, solo_min, solo_points, score)
+        for p in range(players):
+            totals[g, p] = score[p, CAT_TOTAL]
+    return steps
