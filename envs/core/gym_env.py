@@ -1,0 +1,216 @@
+"""A Gymnasium environment over any :class:`envs.core.game.Game`.
+
+One seat (``seat``) is the learner; every other seat is played by an opponent agent built with
+:func:`agents.base.make_agent`. Each game's ``env.py`` subclasses :class:`GameEnv` and only
+builds the game and writes the docstring.
+
+Observation: ``Dict({"observations": Box(game.observation_shape(), float32),
+"action_mask": Box(0, 1, (num_actions,), float32)})``. The mask is float32 because RLlib's
+masking modules add ``log(mask)`` to the logits; ``info["action_mask"]`` holds the same values.
+
+Illegal actions. With ``illegal_action="raise"`` (the default) an illegal action raises
+:class:`~envs.core.errors.IllegalActionError` naming the action and the reason, so a broken
+masking policy fails loudly. ``gymnasium.utils.env_checker.check_env`` (1.2.2) steps the env with
+``env.action_space.sample()``, which knows nothing of the mask: it samples once after a reset and
+once *before* ``reset(seed=123)`` for the action it then steps, so no mask-aware action space could
+make that action legal. Run check_env (and any tool that sends unmasked actions) with
+``illegal_action="penalize"``: the state is left unchanged, the step returns reward
+``illegal_penalty`` and ``info["illegal_action"]`` names the action; the episode goes on. Real
+training keeps "raise". To sample legal actions use ``action_space.sample(mask=...)`` with
+``info["action_mask"].astype(np.int8)``, or :meth:`GameEnv.action_masks`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from envs.core.errors import ConfigError, IllegalActionError
+from envs.core.game import Game, State
+from envs.core.rng import numpy_generator
+
+ILLEGAL_ACTION_MODES = ("raise", "penalize")
+RENDER_MODES = ("ansi", "rgb_array")
+#: game seeds drawn by ``reset(seed=None)`` lie in [0, MAX_GAME_SEED)
+MAX_GAME_SEED = 2**62
+
+
+def observation_space_for(game: Game) -> spaces.Dict:
+    """The observation space every meeplelab env uses for ``game``."""
+    return spaces.Dict({
+        "observations": spaces.Box(-np.inf, np.inf, shape=tuple(game.observation_shape()), dtype=np.float32),
+        "action_mask": spaces.Box(0.0, 1.0, shape=(game.num_actions,), dtype=np.float32),
+    })
+
+
+def check_illegal_action_mode(mode: str) -> str:
+    """Validate an ``illegal_action`` option."""
+    if mode not in ILLEGAL_ACTION_MODES:
+        raise ConfigError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {mode!r}")
+    return mode
+
+
+def check_render_mode(mode: str | None) -> str | None:
+    """Validate a ``render_mode`` option."""
+    if mode is not None and mode not in RENDER_MODES:
+        raise ConfigError(f"render_mode must be one of {RENDER_MODES} or None, got {mode!r}")
+    return mode
+
+
+def merge_env_config(first: Any, options: dict[str, Any], first_name: str) -> dict[str, Any]:
+    """Options of an env constructor that RLlib may call with one ``env_config`` mapping.
+
+    ``first`` is the constructor's first positional argument: a mapping (RLlib's ``env_config``)
+    is merged under the keyword options; anything else is the value of ``first_name``.
+    """
+    if isinstance(first, Mapping):
+        merged = dict(first)
+        merged.update(options)
+        return merged
+    merged = dict(options)
+    if first is not None:
+        merged[first_name] = first
+    return merged
+
+
+class GameEnv(gym.Env):
+    """Single-agent Gymnasium env: the learner plays ``seat``, opponents play the other seats.
+
+    Args:
+        game: the rules object (``envs.core.registry.make_game(...)``).
+        seat: the learner's seat.
+        opponent: agent spec for every other seat ("random", "greedy", "mcts:simulations=64", or
+            a dict), built with :func:`agents.base.make_agent`; each seat's agent draws from its
+            own stream ``numpy_generator(game_seed, f"seat{i}")``.
+        render_mode: None, "ansi" or "rgb_array".
+        illegal_action: "raise" (default) or "penalize" (see the module docstring).
+        illegal_penalty: reward of a penalized illegal action.
+    """
+
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
+
+    def __init__(self, game: Game, seat: int = 0, opponent: str | dict = "random",
+                 render_mode: str | None = None, illegal_action: str = "raise",
+                 illegal_penalty: float = -1.0):
+        super().__init__()
+        if not isinstance(game, Game):
+            raise ConfigError(f"GameEnv needs an envs.core.game.Game, got {type(game).__name__}")
+        if not 0 <= int(seat) < game.num_players():
+            raise ConfigError(f"seat must be in 0..{game.num_players() - 1}, got {seat}")
+        self.game = game
+        self.seat = int(seat)
+        self.opponent_spec = opponent
+        self.render_mode = check_render_mode(render_mode)
+        self.illegal_action = check_illegal_action_mode(illegal_action)
+        self.illegal_penalty = float(illegal_penalty)
+        self.observation_space = observation_space_for(game)
+        self.action_space = spaces.Discrete(game.num_actions)
+        self.state: State | None = None
+        self.game_seed: int | None = None
+        self._opponents: dict[int, Any] = {}
+        self._opponent_rngs: dict[int, np.random.Generator] = {}
+        if game.num_players() > 1:  # build once now, so a bad spec fails at construction
+            from agents.base import make_agent
+
+            self._opponents = {i: make_agent(opponent, game)
+                               for i in range(game.num_players()) if i != self.seat}
+
+    # ---- Gymnasium API ------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Start a new game. ``seed`` is the game seed; None draws one from the env's np_random.
+
+        ``options={"game_seed": s}`` starts game ``s`` without reseeding the env.
+        """
+        super().reset(seed=seed)
+        options = options or {}
+        if "game_seed" in options:
+            game_seed = int(options["game_seed"])
+        elif seed is not None:
+            game_seed = int(seed)
+        else:
+            game_seed = int(self.np_random.integers(0, MAX_GAME_SEED))
+        if game_seed < 0:
+            raise ConfigError(f"game seed must be >= 0, got {game_seed}")
+        self.game_seed = game_seed
+        self.state = self.game.new_game(game_seed)
+        self._opponent_rngs = {i: numpy_generator(game_seed, f"seat{i}") for i in self._opponents}
+        self._play_opponents()
+        return self._observation(), self._info()
+
+    def step(self, action):
+        """Play the learner's ``action``, then the opponents until the learner must act again.
+
+        Reward: the change of the learner seat's total score over this step and the opponents'
+        replies. Terminated when the game ends; never truncated.
+        """
+        if self.state is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        if self.game.is_over(self.state):
+            raise IllegalActionError(int(action), "the game is over; call reset()")
+        action = int(action)
+        before = self._learner_total()
+        try:
+            self.game.check_legal(self.state, action)
+        except IllegalActionError as exc:
+            if self.illegal_action == "raise":
+                raise
+            info = self._info()
+            info["illegal_action"] = str(exc)
+            return self._observation(), self.illegal_penalty, False, False, info
+        self.game.step(self.state, action)
+        self._play_opponents()
+        reward = float(self._learner_total() - before)
+        terminated = bool(self.game.is_over(self.state))
+        return self._observation(), reward, terminated, False, self._info()
+
+    def render(self):
+        """The position as text ("ansi") or an RGB array ("rgb_array"); None without a mode."""
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode to the env")
+            return None
+        if self.state is None:
+            raise gym.error.ResetNeeded("call reset() before render()")
+        if self.render_mode == "ansi":
+            return self.game.render_ansi(self.state, self.seat)
+        return np.asarray(self.game.render_rgb(self.state, self.seat), dtype=np.uint8)
+
+    # ---- helpers ------------------------------------------------------------------------------
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions now as a bool array (the MaskablePPO convention)."""
+        if self.state is None:
+            raise gym.error.ResetNeeded("call reset() before action_masks()")
+        return self._legal_now()
+
+    def _legal_now(self) -> np.ndarray:
+        if self.game.is_over(self.state) or self.game.current_player(self.state) != self.seat:
+            return np.zeros(self.game.num_actions, dtype=bool)
+        return np.asarray(self.game.legal_mask(self.state), dtype=bool)
+
+    def _play_opponents(self) -> None:
+        while not self.game.is_over(self.state):
+            player = self.game.current_player(self.state)
+            if player == self.seat:
+                return
+            mask = self.game.legal_mask(self.state)
+            action = self._opponents[player].act(self.state, mask, self._opponent_rngs[player])
+            self.game.step(self.state, int(action))
+
+    def _learner_total(self) -> int:
+        return self.game.scores(self.state)[self.seat].total
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        obs = np.asarray(self.game.observation(self.state, self.seat), dtype=np.float32)
+        return {"observations": obs, "action_mask": self._legal_now().astype(np.float32)}
+
+    def _info(self) -> dict[str, Any]:
+        return {
+            "action_mask": self._legal_now().astype(np.float32),
+            "score": self.game.scores(self.state)[self.seat].as_dict(),
+            "player": self.seat,
+        }

@@ -1,0 +1,190 @@
+"""An RLlib multi-agent environment over any :class:`envs.core.game.Game`, turn-based.
+
+Agents are ``"player_0"``, ``"player_1"``, ... (one per seat). Only the agent that must act next
+receives an observation; its reward is the change of its own total score since its previous
+observation (with ``shared_reward=True``: the change of the seats' mean total, which is the
+shared score of a cooperative game). When the game ends every agent that has observed before
+gets a final observation and its last reward, and ``terminateds["__all__"]`` is True.
+
+Observation and action spaces are the single-agent ones (:mod:`envs.core.gym_env`): a Dict of
+``observations`` and a float32 ``action_mask``, and ``Discrete(game.num_actions)``; infos carry
+``action_mask``, ``score`` and ``player``.
+
+Illegal actions: ``illegal_action="raise"`` (default) raises IllegalActionError. RLlib's env
+pre-check (``check_multiagent_environments``) steps with an unmasked sample, so either build the
+algorithm with ``.environment(..., disable_env_checking=True)`` or use
+``illegal_action="penalize"``: the state is unchanged, the acting agent gets ``illegal_penalty``
+and observes again, and its info holds ``illegal_action``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+from envs.core.errors import ConfigError, IllegalActionError
+from envs.core.game import Game, State
+from envs.core.gym_env import (
+    MAX_GAME_SEED,
+    check_illegal_action_mode,
+    check_render_mode,
+    observation_space_for,
+)
+
+
+def agent_id(seat: int) -> str:
+    """The RLlib agent id of ``seat``."""
+    return f"player_{seat}"
+
+
+def seat_of(agent: str) -> int:
+    """The seat of an agent id ``"player_<seat>"``."""
+    prefix, _, number = agent.partition("_")
+    if prefix != "player" or not number.isdigit():
+        raise ValueError(f"agent ids look like 'player_0', got {agent!r}")
+    return int(number)
+
+
+class GameMultiAgentEnv(MultiAgentEnv):
+    """Turn-based RLlib ``MultiAgentEnv`` for one game (see the module docstring).
+
+    Args:
+        game: the rules object.
+        shared_reward: reward every agent with the change of the seats' mean score instead of
+            its own score (cooperative games).
+        illegal_action: "raise" (default) or "penalize".
+        illegal_penalty: reward of a penalized illegal action.
+        render_mode: None, "ansi" or "rgb_array" (the whole table).
+    """
+
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
+
+    def __init__(self, game: Game, shared_reward: bool = False, illegal_action: str = "raise",
+                 illegal_penalty: float = -1.0, render_mode: str | None = None):
+        if not isinstance(game, Game):
+            raise ConfigError(f"GameMultiAgentEnv needs an envs.core.game.Game, got {type(game).__name__}")
+        self.game = game
+        self.shared_reward = bool(shared_reward)
+        self.illegal_action = check_illegal_action_mode(illegal_action)
+        self.illegal_penalty = float(illegal_penalty)
+        self.render_mode = check_render_mode(render_mode)
+        self.possible_agents = [agent_id(i) for i in range(game.num_players())]
+        self.agents = list(self.possible_agents)
+        obs_space = observation_space_for(game)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(game.num_actions) for a in self.possible_agents}
+        super().__init__()
+        self.state: State | None = None
+        self.game_seed: int | None = None
+        self._score_at_last_obs: dict[str, float] = {}
+        self._start_scores: dict[str, float] = {}
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
+        """Start a new game (``seed`` = game seed; None draws one) and observe the first mover."""
+        super().reset(seed=seed, options=options)
+        options = options or {}
+        if "game_seed" in options:
+            self.game_seed = int(options["game_seed"])
+        elif seed is not None:
+            self.game_seed = int(seed)
+        else:
+            self.game_seed = int(self.np_random.integers(0, MAX_GAME_SEED))
+        if self.game_seed < 0:
+            raise ConfigError(f"game seed must be >= 0, got {self.game_seed}")
+        self.state = self.game.new_game(self.game_seed)
+        self.agents = list(self.possible_agents)
+        self._start_scores = {a: self._score(a) for a in self.possible_agents}
+        self._score_at_last_obs = {}
+        mover = agent_id(self.game.current_player(self.state))
+        self._score_at_last_obs[mover] = self._score(mover)
+        return {mover: self._observation(mover)}, {mover: self._info(mover)}
+
+    def step(self, action_dict: dict[str, Any]):
+        """Apply the acting agent's action; observe the next mover (or everyone at the end)."""
+        if self.state is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        if self.game.is_over(self.state):
+            raise IllegalActionError(-1, "the game is over; call reset()")
+        mover = agent_id(self.game.current_player(self.state))
+        if mover not in action_dict:
+            raise ConfigError(f"it is {mover}'s turn; the actions given are for {sorted(action_dict)}")
+        others = sorted(set(action_dict) - {mover})
+        if others:
+            raise ConfigError(f"only {mover} may act now, got actions for {others} too")
+        action = int(action_dict[mover])
+        try:
+            self.game.check_legal(self.state, action)
+        except IllegalActionError as exc:
+            if self.illegal_action == "raise":
+                raise
+            info = self._info(mover)
+            info["illegal_action"] = str(exc)
+            return ({mover: self._observation(mover)}, {mover: self.illegal_penalty},
+                    {"__all__": False}, {"__all__": False}, {mover: info})
+        self.game.step(self.state, action)
+
+        if self.game.is_over(self.state):
+            observers = [a for a in self.possible_agents if a in self._score_at_last_obs]
+            obs = {a: self._observation(a) for a in observers}
+            rewards = {a: self._reward_since_last_obs(a) for a in observers}
+            infos = {a: self._info(a) for a in observers}
+            terminateds = {a: True for a in observers}
+            terminateds["__all__"] = True
+            truncateds = {a: False for a in observers}
+            truncateds["__all__"] = False
+            self.agents = []
+            return obs, rewards, terminateds, truncateds, infos
+
+        nxt = agent_id(self.game.current_player(self.state))
+        reward = self._reward_since_last_obs(nxt)
+        return ({nxt: self._observation(nxt)}, {nxt: reward}, {"__all__": False}, {"__all__": False},
+                {nxt: self._info(nxt)})
+
+    def render(self):
+        """The whole table as text ("ansi") or an RGB array ("rgb_array"); None without a mode."""
+        if self.render_mode is None or self.state is None:
+            return None
+        if self.render_mode == "ansi":
+            return self.game.render_ansi(self.state, None)
+        return np.asarray(self.game.render_rgb(self.state, None), dtype=np.uint8)
+
+    # ---- helpers ------------------------------------------------------------------------------
+
+    def current_agent(self) -> str | None:
+        """The agent that must act now (None once the game is over)."""
+        if self.state is None or self.game.is_over(self.state):
+            return None
+        return agent_id(self.game.current_player(self.state))
+
+    def _score(self, agent: str) -> float:
+        sheets = self.game.scores(self.state)
+        if self.shared_reward:
+            return float(np.mean([s.total for s in sheets]))
+        return float(sheets[seat_of(agent)].total)
+
+    def _reward_since_last_obs(self, agent: str) -> float:
+        now = self._score(agent)
+        # an agent observing for the first time counts its change from the game's start
+        reward = now - self._score_at_last_obs.get(agent, self._start_scores[agent])
+        self._score_at_last_obs[agent] = now
+        return float(reward)
+
+    def _legal(self, agent: str) -> np.ndarray:
+        if self.game.is_over(self.state) or agent_id(self.game.current_player(self.state)) != agent:
+            return np.zeros(self.game.num_actions, dtype=bool)
+        return np.asarray(self.game.legal_mask(self.state), dtype=bool)
+
+    def _observation(self, agent: str) -> dict[str, np.ndarray]:
+        obs = np.asarray(self.game.observation(self.state, seat_of(agent)), dtype=np.float32)
+        return {"observations": obs, "action_mask": self._legal(agent).astype(np.float32)}
+
+    def _info(self, agent: str) -> dict[str, Any]:
+        return {
+            "action_mask": self._legal(agent).astype(np.float32),
+            "score": self.game.scores(self.state)[seat_of(agent)].as_dict(),
+            "player": seat_of(agent),
+        }
