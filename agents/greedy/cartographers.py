@@ -1,0 +1,76 @@
+"""Greedy Cartographers agent: one compiled call values every legal decision, the best is played.
+
+Features (weights are options of the agent, defaults tuned by paired solo runs on 200 seeds,
+see ``DEFAULT_WEIGHTS`` in :mod:`agents.greedy.cartographers_kernels`):
+
+* ``future`` (0.5): edict points after the move count 1 for the current season's two edicts
+  plus ``future`` for every later season that scores the same edict (A and D are scored twice
+  in a game, B and C twice, so a card under a later edict is prepared for in advance);
+* ``coin`` (1.0): each coin gained (coin shapes, newly surrounded mountains) is worth
+  ``coin`` x the number of season ends still to come, the current one included;
+* ``monster`` (1.0): each empty cell touching a monster costs ``monster`` x seasons left;
+* ``hole`` (0.5) / ``hole_size`` (2): each empty cell in an empty region of at most
+  ``hole_size`` cells costs ``hole`` (keeps room for big shapes);
+* ``ruin`` (0.5): each empty ruins cell covered when no ruins card requires it costs ``ruin``
+  (ruins cells left empty keep later ruins cards from forcing a 1x1).
+
+In a multiplayer ambush the agent draws the monster where it exposes most empty cells of the
+target's map. Ties are broken with the seat's rng.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from agents.greedy import cartographers_kernels as G
+from envs.core.errors import ConfigError
+from envs.core.game import Game, State
+
+
+class GreedyAgent:
+    """Maximises the value of the map after the move (features in the module docstring)."""
+
+    name = "greedy"
+
+    def __init__(self, game: Game, **weights: Any):
+        if getattr(game, "name", "") != "cartographers":
+            raise ConfigError(f"the Cartographers greedy agent cannot play {getattr(game, 'name', game)!r}")
+        unknown = sorted(set(weights) - set(G.WEIGHT_NAMES))
+        if unknown:
+            raise ConfigError(f"greedy (cartographers): unknown option(s) {', '.join(unknown)}; "
+                              f"known: {', '.join(G.WEIGHT_NAMES)}")
+        self.game = game
+        self.weights = G.DEFAULT_WEIGHTS.copy()
+        for key, value in weights.items():
+            if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
+                raise ConfigError(f"greedy (cartographers): {key} must be a number, got {value!r}")
+            if key == "hole_size" and (value < 0 or int(value) != value):
+                raise ConfigError(f"greedy (cartographers): hole_size must be an integer >= 0, got {value!r}")
+            self.weights[G.WEIGHT_NAMES.index(key)] = float(value)
+        self._buf = np.empty((4096, 2), dtype=np.int32)
+        self._actions = np.empty(G.MAX_CANDIDATES, dtype=np.int64)
+        self._values = np.empty(G.MAX_CANDIDATES, dtype=np.float64)
+
+    def action_values(self, state: State) -> tuple[np.ndarray, np.ndarray]:
+        """Every legal action of the current decision and its greedy value (copies)."""
+        n = G.score_candidates(state.arrays(), self.game.tb, self.weights, self._buf, self._actions,
+                               self._values)
+        return self._actions[:n].copy(), self._values[:n].copy()
+
+    def rank_actions(self, state: State, legal_mask: np.ndarray) -> np.ndarray:
+        """The actions allowed by ``legal_mask``, best first (the MCTS widening prior)."""
+        actions, values = self.action_values(state)
+        keep = legal_mask[actions]
+        actions, values = actions[keep], values[keep]
+        return actions[np.argsort(-values, kind="stable")]
+
+    def act(self, state: State, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
+        actions, values = self.action_values(state)
+        keep = legal_mask[actions]
+        if not keep.any():
+            raise RuntimeError("no legal action: the game should be over")
+        actions, values = actions[keep], values[keep]
+        best = np.flatnonzero(values >= values.max() - 1e-9)
+        return int(actions[best[rng.integers(best.size)]])

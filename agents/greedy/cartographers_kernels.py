@@ -1,0 +1,253 @@
+"""Compiled evaluation of every legal Cartographers decision in one call (no Python loop per
+candidate), for the greedy agent, MCTS priors and greedy rollouts.
+
+A candidate (terrain option x shape option x orientation x anchor, or a 1x1 fallback cell) is
+drawn on a scratch copy of the decision map and valued by :func:`map_value`:
+
+``value = sum_e  w_e * edict_e(map)``       edict points; ``w_e`` = 1 if edict e scores this season,
+                                            plus ``FUTURE`` for each later season that scores it
+        ``+ COIN    * seasons_left * coins gained``   (shape coin + newly surrounded mountains;
+                                                        a coin scores at every remaining season end)
+        ``- MONSTER * seasons_left * empty cells touching a monster``
+        ``- HOLE    * empty cells in empty regions of <= HOLE_SIZE cells`` (room for big shapes)
+        ``- RUIN    * empty ruins cells covered when no ruins card asks for it`` (keeps ruins
+                                                        available for later ruins cards)
+
+``seasons_left`` counts the current season. In a multiplayer ambush the drawer (a neighbour)
+instead maximises the monster exposure it creates on the target's map (seed 001's hint).
+Weights live in a float64 array indexed by the ``W_*`` constants; :data:`DEFAULT_WEIGHTS` were
+tuned by paired solo runs (see agents/greedy/cartographers.py).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from envs.cartographers.kernels import (
+    AMBUSH_BASE,
+    AMBUSH_FALLBACK_BASE,
+    C_COIN,
+    C_NTERR,
+    C_TERR,
+    EMPTY,
+    FALLBACK_BASE,
+    M_AMBUSHES,
+    M_CAP,
+    M_CARD,
+    M_PHASE,
+    M_PLAYERS,
+    M_RUINS,
+    M_SEASON,
+    MONSTER_T,
+    N_CELLS,
+    PHASE_AMBUSH,
+    PHASE_OVER,
+    _neighbor,
+    _place_action,
+    apply_action,
+    decision_map,
+    enumerate_legal,
+    label_terrain,
+    monster_penalty,
+    score_card,
+    setup,
+)
+
+W_FUTURE, W_COIN, W_MONSTER, W_HOLE, W_RUIN, W_HOLE_SIZE = range(6)
+N_WEIGHTS = 6
+WEIGHT_NAMES = ("future", "coin", "monster", "hole", "ruin", "hole_size")
+DEFAULT_WEIGHTS = np.array([0.5, 1.0, 1.0, 0.5, 0.5, 2.0], dtype=np.float64)
+
+#: most candidates one decision can have: 2 options x 8 orientations x 121 anchors x 5 terrains,
+#: or 121 fallback cells x 5 terrains
+MAX_CANDIDATES = 2 * 8 * N_CELLS * 5
+
+
+@njit(cache=True)
+def edict_weights(edicts_season: np.ndarray, season: int, future: float) -> np.ndarray:
+    """Weight of each edict letter A..D: 1 for this season's two, plus ``future`` per later season."""
+    out = np.zeros(4, np.float64)
+    for s in range(season, 4):
+        wt = 1.0 if s == season else future
+        out[edicts_season[s, 1]] += wt
+        out[edicts_season[s, 2]] += wt
+    return out
+
+
+@njit(cache=True)
+def small_hole_cells(grid: np.ndarray, max_size: int, labels: np.ndarray, sizes: np.ndarray,
+                     stack: np.ndarray) -> int:
+    """Empty cells lying in empty regions of at most ``max_size`` cells."""
+    n = label_terrain(grid, EMPTY, labels, sizes, stack)
+    total = 0
+    for i in range(n):
+        if sizes[i] <= max_size:
+            total += sizes[i]
+    return total
+
+
+@njit(cache=True)
+def new_mountain_coins(grid: np.ndarray, mountains: np.ndarray, done: np.ndarray) -> int:
+    """Mountains not yet paid whose 4 neighbours are all filled on ``grid``."""
+    count = 0
+    for m in range(mountains.shape[0]):
+        if done[m]:
+            continue
+        ok = True
+        for k in range(4):
+            nb = _neighbor(mountains[m], k)
+            if nb < 0 or grid[nb] == EMPTY:
+                ok = False
+                break
+        if ok:
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def map_value(grid: np.ndarray, ruins: np.ndarray, edicts: np.ndarray, ew: np.ndarray,
+              coin_gain: int, seasons_left: int, covered_ruins: int, w: np.ndarray,
+              labels: np.ndarray, sizes: np.ndarray, stack: np.ndarray) -> float:
+    """The greedy value of one map after a candidate (see the module docstring)."""
+    value = 0.0
+    for e in range(4):
+        if ew[e] > 0.0:
+            value += ew[e] * score_card(edicts[e], grid, ruins)
+    value += w[W_COIN] * seasons_left * coin_gain
+    value -= w[W_MONSTER] * seasons_left * monster_penalty(grid)
+    if w[W_HOLE] != 0.0:
+        value -= w[W_HOLE] * small_hole_cells(grid, int(w[W_HOLE_SIZE]), labels, sizes, stack)
+    value -= w[W_RUIN] * covered_ruins
+    return value
+
+
+@njit(cache=True)
+def score_candidates(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray,
+                     values: np.ndarray) -> int:
+    """Write every legal action of the current decision and its greedy value into ``actions`` /
+    ``values`` (length >= MAX_CANDIDATES); ``buf`` is int32[>= 2000, 2] scratch. Returns the count."""
+    meta, cards, pl_cells = st[6], tb[2], tb[5]
+    if meta[M_PHASE] == PHASE_OVER:
+        return 0
+    p = decision_map(st)
+    grid = st[0][p]
+    ruins = tb[0]
+    mountains = tb[1]
+    done = st[2][p]
+    edicts = st[5]
+    season = meta[M_SEASON]
+    seasons_left = 4 - season
+    ew = edict_weights(tb[3], season, w[W_FUTURE])
+    cap = meta[M_CAP]
+    room = cap < 0 or st[1][p] < cap
+    card = meta[M_CARD]
+    ruins_required = meta[M_RUINS] != 0
+    ambush = meta[M_PHASE] == PHASE_AMBUSH
+    scratch = np.empty(N_CELLS, np.int8)
+    labels = np.empty(N_CELLS, np.int32)
+    sizes = np.empty(N_CELLS, np.int32)
+    stack = np.empty(N_CELLS, np.int32)
+    n = enumerate_legal(st, tb, buf)
+    count = 0
+    if n > 0:
+        nterr = 1 if ambush else cards[card, C_NTERR]
+        for i in range(n):
+            k = buf[i, 0]
+            pid = buf[i, 1]
+            ncells = pl_cells[pid, 7]
+            covered = 0
+            if not ruins_required:
+                for j in range(ncells):
+                    if ruins[pl_cells[pid, j]]:
+                        covered += 1
+            for t in range(nterr):
+                terrain = MONSTER_T if ambush else cards[card, C_TERR + t]
+                for c in range(N_CELLS):
+                    scratch[c] = grid[c]
+                for j in range(ncells):
+                    scratch[pl_cells[pid, j]] = terrain
+                if ambush:
+                    actions[count] = AMBUSH_BASE + pl_cells[pid, 5] * N_CELLS + pl_cells[pid, 6]
+                    values[count] = monster_penalty(scratch)
+                else:
+                    gain = new_mountain_coins(scratch, mountains, done)
+                    if cards[card, C_COIN + k] != 0:
+                        gain += 1
+                    if not room:
+                        gain = 0
+                    actions[count] = _place_action(t, k, pl_cells[pid, 5], pl_cells[pid, 6])
+                    values[count] = map_value(scratch, ruins, edicts, ew, gain, seasons_left, covered, w,
+                                              labels, sizes, stack)
+                count += 1
+        return count
+    # 1x1 fallback: any empty cell, forest/village/farm/water/monster (monster only in an ambush)
+    for cell in range(N_CELLS):
+        if grid[cell] != EMPTY:
+            continue
+        for t in range(1 if ambush else 5):
+            terrain = MONSTER_T if ambush else 1 + t
+            for c in range(N_CELLS):
+                scratch[c] = grid[c]
+            scratch[cell] = terrain
+            if ambush:
+                actions[count] = AMBUSH_FALLBACK_BASE + cell
+                values[count] = monster_penalty(scratch)
+            else:
+                gain = new_mountain_coins(scratch, mountains, done) if room else 0
+                covered = 1 if ruins[cell] else 0
+                actions[count] = FALLBACK_BASE + t * N_CELLS + cell
+                values[count] = map_value(scratch, ruins, edicts, ew, gain, seasons_left, covered, w,
+                                          labels, sizes, stack)
+            count += 1
+    return count
+
+
+@njit(cache=True)
+def greedy_action(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, values: np.ndarray) -> int:
+    """The best-valued legal action (first on ties), or -1 when the game is over."""
+    n = score_candidates(st, tb, w, buf, actions, values)
+    best = -1
+    best_value = -np.inf
+    for i in range(n):
+        if values[i] > best_value:
+            best_value = values[i]
+            best = actions[i]
+    return best
+
+
+@njit(cache=True)
+def greedy_solo_games(tb, n_games: int, seed: int, cap: int, ambushes: bool, random_order: bool,
+                      w: np.ndarray, solo_values: np.ndarray, out_eval: np.ndarray) -> None:
+    """Tuning loop: ``n_games`` solo games played by the greedy policy entirely in numba, with the
+    same chance streams as ``kernels.random_solo_games`` (game g uses seed + g). ``out_eval[g]`` =
+    solo evaluation points (final score minus the four cards' solo values)."""
+    grid = np.zeros((1, N_CELLS), np.int8)
+    coins = np.zeros(1, np.int16)
+    mtn = np.zeros((1, tb[1].shape[0]), np.bool_)
+    deck = np.full(17, -1, np.int8)
+    amb = np.zeros(4, np.int8)
+    edicts = np.zeros(4, np.int8)
+    meta = np.zeros(16, np.int32)
+    rng = np.zeros(1, np.uint64)
+    record = np.zeros((1, 4, 5), np.int16)
+    forced = np.full(4, -1, np.int8)
+    buf = np.empty((4096, 2), np.int32)
+    actions = np.empty(MAX_CANDIDATES, np.int64)
+    values = np.empty(MAX_CANDIDATES, np.float64)
+    st = (grid, coins, mtn, deck, amb, edicts, meta, rng, record)
+    for g in range(n_games):
+        meta[:] = 0
+        meta[M_PLAYERS] = 1
+        meta[M_CAP] = cap
+        meta[M_AMBUSHES] = 1 if ambushes else 0
+        rng[0] = np.uint64(seed + g) * np.uint64(0x9E3779B97F4A7C15)
+        setup(st, tb, forced, random_order)
+        while meta[M_PHASE] != PHASE_OVER:
+            apply_action(st, tb, greedy_action(st, tb, w, buf, actions, values))
+        total = 0
+        for s in range(4):
+            total += record[0, s, 4]
+        for e in range(4):
+            total -= solo_values[edicts[e]]
+        out_eval[g] = total
