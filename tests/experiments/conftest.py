@@ -19,10 +19,10 @@ AGENTS.setdefault("prefer", "tests.experiments.dice_game:PreferAgent")
 @pytest.fixture(scope="session")
 def ray_session():
     """One local Ray (2 CPUs) for every test that needs it; workers can import ``tests``."""
-    from experiments.ray_setup import init_ray
+    from experiments.simulate import start_ray
 
     path = os.environ.get("PYTHONPATH", "")
     os.environ["PYTHONPATH"] = str(REPO_ROOT) + (os.pathsep + path if path else "")
-    ray = init_ray(num_cpus=2)
+    ray = start_ray(num_cpus=2, address=None)  # init_ray(num_cpus=2), forced onto loopback
     yield ray
     ray.shutdown()

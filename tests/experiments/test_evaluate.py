@@ -1,0 +1,130 @@
+"""meeplelab eval on the dice-race test game: outputs, pairing, configs, suites, errors."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from envs.core.errors import ConfigError
+from experiments import stats
+from experiments.cli import cli
+from experiments.evaluate import build_spec, lineups, load_config, split_agents
+from experiments.suites import load_suite, resolve_seeds
+
+
+def _invoke(args: list[str]):
+    result = CliRunner().invoke(cli, args)
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    return result
+
+
+def test_eval_solo_writes_games_report_plots_and_json(tmp_path):
+    out = tmp_path / "run"
+    result = _invoke(["eval", "dice-race", "--agents", "random,prefer:action=2", "--games", "40",
+                      "--seed", "7", "--out", str(out), "--json", "--no-progress"])
+    summary = json.loads(result.output)
+    for name in ("games.csv", "report.md", "summary.json", "scores.png", "paired_differences.png"):
+        assert (out / name).stat().st_size > 0, name
+    games = pd.read_csv(out / "games.csv")
+    assert len(games) == 80 and sorted(games.seed.unique()) == list(range(7, 47))
+    assert summary["games"] == 40 and set(summary["agents"]) == {"random", "prefer:action=2"}
+    rnd = games[games.agent == "random"].set_index("seed").total
+    pre = games[games.agent == "prefer:action=2"].set_index("seed").total
+    pair = summary["pairs"][0]
+    ref = stats.paired_comparison(rnd.sort_index(), pre.sort_index())
+    assert pair["mean_difference"] == pytest.approx(ref.mean_difference)
+    assert pair["t_pvalue"] == pytest.approx(ref.t_pvalue)
+    assert summary["agents"]["random"]["mean"] == pytest.approx(rnd.mean())
+    assert summary["agents"]["random"]["categories"]["bank"] == pytest.approx(
+        games[games.agent == "random"].cat_bank.mean())
+    assert "Paired comparisons" in (out / "report.md").read_text()
+    assert "win_rates" not in summary
+
+
+def test_eval_multiplayer_rotates_seats_and_rates_agents(tmp_path):
+    result = _invoke(["eval", "dice-race", "--agents", "random,prefer:action=1,prefer:action=2", "--players",
+                      "2", "--games", "30", "--json", "--no-progress", "--out", str(tmp_path)])
+    summary = json.loads(result.output)
+    games = pd.read_csv(tmp_path / "games.csv")
+    # 3 pairs x 2 seat orders per seed, every agent in every seat equally often
+    assert summary["games_played"] == 30 * 6
+    assert (games.groupby(["agent", "seat"]).size() == 60).all()
+    rates = summary["win_rates"]
+    assert all(0 <= w["ci95"][0] <= w["rate"] <= w["ci95"][1] <= 1 for w in rates.values())
+    assert sum(w["wins"] for w in rates.values()) == pytest.approx(summary["games_played"])
+    elo = dict(zip(summary["ratings"]["names"], summary["ratings"]["elo"], strict=True))
+    assert elo["prefer:action=2"] > elo["prefer:action=1"]  # gambling beats a flat 3 per turn
+
+
+def test_lineups():
+    assert lineups(["a", "b"], 1) == [("a",), ("b",)]
+    assert lineups(["a", "b"], 2) == [("a", "b"), ("b", "a")]
+    assert len(lineups(["a", "b", "c", "d"], 3)) == 4 * 3
+    assert lineups(["a", "b"], 4) == [("a", "b", "a", "b"), ("b", "a", "b", "a"), ("a", "b", "a", "b"),
+                                      ("b", "a", "b", "a")]
+
+
+def test_split_agents_keeps_options_together():
+    assert split_agents("random,mcts:simulations=48,rollout=greedy,greedy") == [
+        "random", "mcts:simulations=48,rollout=greedy", "greedy"]
+    with pytest.raises(ConfigError, match="listed twice"):
+        split_agents("random,random")
+    with pytest.raises(ConfigError, match="not of the form key=value"):
+        split_agents("mcts:simulations")
+
+
+def test_config_file_and_command_line(tmp_path):
+    path = tmp_path / "x.yaml"
+    path.write_text("game: dice-race\nagents: [random, 'prefer:action=1']\ngames: 12\nseed: 4\nplayers: 2\n")
+    spec = build_spec(None, None, None, None, None, config=str(path))
+    assert spec.game == "dice-race" and spec.players == 2 and spec.seeds == tuple(range(4, 16))
+    # the command line wins key by key: games from it, seed still from the file
+    assert build_spec(None, None, 3, None, None, config=str(path)).seeds == (4, 5, 6)
+
+
+@pytest.mark.parametrize("text, key", [
+    ("game: dice-race\nagents: random\ngames: ten\n", "'games'"),
+    ("game: dice-race\nagent: random\n", "'agent'"),
+    ("game: dice-race\nagents: [random, 3]\n", "'agents' item 1"),
+    ("- just\n- a list\n", "mapping"),
+])
+def test_malformed_config_names_the_key(tmp_path, text, key):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match=key):
+        load_config(path)
+
+
+def test_shipped_configs_are_valid():
+    from pathlib import Path
+
+    for path in Path("configs").glob("eval_*.yaml"):
+        assert load_config(path)["agents"], path
+
+
+def test_suites():
+    dev = load_suite("dev")
+    assert dev.seeds[0] == 0 and len(dev.seeds) == 200
+    assert set(load_suite("test").seeds).isdisjoint(dev.seeds)
+    assert resolve_seeds(None, 5, 3)[0] == (5, 6, 7)
+    with pytest.raises(ConfigError, match="unknown seed suite 'nope'"):
+        load_suite("nope")
+    with pytest.raises(ConfigError, match="not both"):
+        resolve_seeds("dev", 1, None)
+
+
+def test_unknown_game_agent_and_options_are_clear_errors(tmp_path):
+    path = tmp_path / "opts.yaml"
+    path.write_text("options: {colour: red}\n")
+    with pytest.raises(ConfigError, match="unknown game 'chess'"):
+        _invoke(["eval", "chess", "--agents", "random", "--games", "2"])
+    with pytest.raises(ConfigError, match="unknown agent 'alphazero'"):
+        _invoke(["eval", "dice-race", "--agents", "random,alphazero", "--games", "2"])
+    with pytest.raises(ConfigError, match="bad options for game 'dice-race'"):
+        _invoke(["eval", "dice-race", "--agents", "random", "--games", "2", "--config", str(path)])
+    with pytest.raises(ConfigError, match="players must be at least 1"):
+        build_spec("dice-race", "random", 2, 0, 0)
