@@ -31,6 +31,7 @@ Design (why it is sound for games with hidden, random futures such as a shuffled
 
 from __future__ import annotations
 
+import importlib
 import math
 import time
 from typing import Any
@@ -122,6 +123,7 @@ class MCTSAgent:
         self.determinize_every = determinize_every
         self.seed_offset = seed_offset
         self._ranker = _greedy_ranker(game) if prior == "greedy" else None
+        self._rollout = _rollout_function(game, rollout)
         self.last_stats: dict[str, Any] = {}
         self.total_simulations = 0
         self.total_seconds = 0.0
@@ -199,7 +201,7 @@ class MCTSAgent:
         if game.is_over(state):
             returns = game.returns(state)
         else:
-            returns = np.asarray(game.rollout_returns(state, seed, self.rollout), dtype=np.float64)
+            returns = np.asarray(self._rollout(state, seed), dtype=np.float64)
         lo, hi = float(returns.min()), float(returns.max())
         if lo < bounds[0]:
             bounds[0] = lo
@@ -301,6 +303,21 @@ def _parse_widening(widening: Any) -> tuple[float, float]:
     if k <= 0 or not 0 < alpha <= 1:
         raise ConfigError(f"mcts: widening needs k > 0 and 0 < alpha <= 1, got {widening!r}")
     return (k, alpha)
+
+
+def _rollout_function(game: Game, policy: str):
+    """``rollout(state, seed) -> returns``: the game's compiled rollout, except for "greedy" when
+    the game's greedy agent module offers ``greedy_rollout(game, state, seed)`` (a compiled greedy
+    playout kept next to the greedy agent)."""
+    if policy == "greedy":
+        try:
+            module = importlib.import_module(f"agents.greedy.{game.name}")
+        except ModuleNotFoundError:
+            module = None
+        playout = getattr(module, "greedy_rollout", None)
+        if playout is not None:
+            return lambda state, seed: playout(game, state, seed)
+    return lambda state, seed: game.rollout_returns(state, seed, policy)
 
 
 def _greedy_ranker(game: Game):

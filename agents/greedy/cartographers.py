@@ -25,8 +25,10 @@ from typing import Any
 import numpy as np
 
 from agents.greedy import cartographers_kernels as G
+from envs.cartographers import kernels as K
 from envs.core.errors import ConfigError
 from envs.core.game import Game, State
+from envs.core.rng import new_stream
 
 
 class GreedyAgent:
@@ -74,3 +76,13 @@ class GreedyAgent:
         actions, values = actions[keep], values[keep]
         best = np.flatnonzero(values >= values.max() - 1e-9)
         return int(actions[best[rng.integers(best.size)]])
+
+
+def greedy_rollout(game: Game, state: State, seed: int, epsilon: float = 0.0,
+                   weights: np.ndarray | None = None) -> np.ndarray:
+    """Compiled greedy playout of ``state`` (consumed) to the end; final score per seat (float64).
+    MCTS uses it for ``rollout="greedy"`` (the engine's ``rollout_returns`` has only "random")."""
+    w = G.DEFAULT_WEIGHTS if weights is None else weights
+    stream = new_stream(int(seed), "greedy/rollout")
+    G.greedy_playout(state.arrays(), game.tb, w, float(epsilon), stream)
+    return K.totals(state.record).astype(np.float64)

@@ -50,9 +50,11 @@ from envs.cartographers.kernels import (
     enumerate_legal,
     label_terrain,
     monster_penalty,
+    random_action,
     score_card,
     setup,
 )
+from envs.core.rng import next_u64
 
 W_FUTURE, W_COIN, W_MONSTER, W_HOLE, W_RUIN, W_HOLE_SIZE = range(6)
 N_WEIGHTS = 6
@@ -251,3 +253,19 @@ def greedy_solo_games(tb, n_games: int, seed: int, cap: int, ambushes: bool, ran
         for e in range(4):
             total -= solo_values[edicts[e]]
         out_eval[g] = total
+
+
+@njit(cache=True)
+def greedy_playout(st, tb, w: np.ndarray, epsilon: float, policy_rng: np.ndarray) -> None:
+    """Play ``st`` to the end: the greedy action (first on ties), or with probability ``epsilon``
+    a uniformly random legal one (drawn from ``policy_rng``). Used for MCTS rollouts."""
+    buf = np.empty((4096, 2), np.int32)
+    actions = np.empty(MAX_CANDIDATES, np.int64)
+    values = np.empty(MAX_CANDIDATES, np.float64)
+    meta = st[6]
+    while meta[M_PHASE] != PHASE_OVER:
+        if epsilon > 0.0 and (next_u64(policy_rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0) < epsilon:
+            a = random_action(st, tb, policy_rng, buf)
+        else:
+            a = greedy_action(st, tb, w, buf, actions, values)
+        apply_action(st, tb, a)
