@@ -65,7 +65,7 @@ P_NFRONT = 1
 P_NATURE = 2
 P_TURNS = 3
 
-MAX_CELLS = 24
+MAX_CELLS = 32  # 23 in a real game; room for hand-built test positions
 MAX_FRONT = 128
 MAX_LEGAL = 6 * MAX_FRONT + 64
 

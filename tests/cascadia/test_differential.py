@@ -1,0 +1,135 @@
+"""Kernels against the plain reference rules on thousands of random positions."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.cascadia import kernels as K
+from envs.cascadia import reference as R
+from envs.cascadia.data import CELL_COORDS, NEIGHBORS, NUM_TILES
+from envs.cascadia.game import CascadiaGame
+from tests.cascadia.helpers import empty_areas, put, to_reference
+
+
+def snapshots(players: int, seeds: range, stops: tuple[int, ...]):
+    """States of random games after ``stops`` completed turns (and at the end)."""
+    g = CascadiaGame(players=players)
+    for seed in seeds:
+        s = g.new_game(seed)
+        rng = np.random.default_rng(seed)
+        for stop in stops:
+            while not g.is_over(s) and s.ctl[K.C_TURN] < stop:
+                legal = g.legal_actions(s)
+                g.step(s, int(legal[rng.integers(len(legal))]))
+            yield g, s.copy()
+
+
+def dense_boards(count: int, seed: int):
+    """Blobs of 23 random tiles with random animals, elk and salmon heavy (stresses the splits)."""
+    g = CascadiaGame(players=1)
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        s = empty_areas(g)
+        taken = {(0, 0)}
+        frontier = [(0, 0)]
+        while len(taken) < 23:
+            q, r = frontier[rng.integers(len(frontier))]
+            dq, dr = R.DIRS[rng.integers(6)]
+            nxt = (q + dq, r + dr)
+            if nxt not in taken:
+                taken.add(nxt)
+                frontier.append(nxt)
+        for q, r in sorted(taken):
+            w = rng.choice(6, p=[0.12, 0.35, 0.25, 0.1, 0.1, 0.08])
+            put(g, s, 0, q, r, kind=int(rng.integers(NUM_TILES)), rot=int(rng.integers(6)),
+                token=int(w) if w < 5 else None)
+        yield g, s
+
+
+def reference_scores(g: CascadiaGame, s) -> list[dict]:
+    boards = [to_reference(g, s, p) for p in range(g.players)]
+    return R.score_boards(boards, [int(v) for v in s.pinfo[:, K.P_NATURE]], g.second_place_tie)
+
+
+def test_full_scoring_matches_reference_on_2000_boards():
+    boards = 0
+    for players, seeds in ((4, range(60)), (3, range(40)), (2, range(40)), (1, range(40))):
+        for g, s in snapshots(players, seeds, (7 * players, 14 * players, 1000)):
+            table = g.score_table(s)
+            for p, ref in enumerate(reference_scores(g, s)):
+                assert table[p, 0:5].tolist() == ref["wildlife"]
+                assert table[p, 5:10].tolist() == ref["corridors"]
+                assert table[p, 10:15].tolist() == ref["bonuses"]
+                assert table[p, K.CAT_TOTAL] == ref["total"] and table[p, K.CAT_BASE] == ref["base"]
+                boards += 1
+    for g, s in dense_boards(600, 1):
+        assert g.score_table(s)[0, 0:10].tolist() == (R.wildlife_scores(to_reference(g, s, 0))
+                                                      + [R.corridor(to_reference(g, s, 0), h) for h in range(5)])
+        boards += 1
+    assert boards >= 2000
+
+
+def test_masks_match_reference_frontier_and_targets():
+    checked = 0
+    for g, s in snapshots(2, range(30), tuple(range(0, 40, 3))):
+        if g.is_over(s):
+            continue
+        p = int(s.ctl[K.C_CUR])
+        board = to_reference(g, s, p)
+        # the tile phase of the same position: put the first pair in hand
+        t = s.copy()
+        g.step(t, K.A_PAIR)
+        tile_actions = g.legal_actions(t)
+        cells = sorted({(int(CELL_COORDS[(a - K.A_TILE) // 6, 0]), int(CELL_COORDS[(a - K.A_TILE) // 6, 1]))
+                        for a in tile_actions})
+        assert cells == R.frontier(board)
+        nrot = 1 if g.kind_info[t.ctl[K.C_HAND_TILE], 1] >= 0 else 6
+        assert len(tile_actions) == nrot * len(cells)
+        g.step(t, int(tile_actions[0]))
+        if g.phase(t) != "token":
+            continue
+        board = to_reference(g, t, p)
+        w = int(t.ctl[K.C_HAND_TOKEN])
+        targets = sorted((int(CELL_COORDS[a - K.A_TOKEN, 0]), int(CELL_COORDS[a - K.A_TOKEN, 1]))
+                         for a in g.legal_actions(t) if a != K.A_RETURN)
+        assert targets == sorted(pos for pos, h in board.items() if h.token is None and w in h.allowed)
+        assert g.legal_actions(t)[-1] == K.A_RETURN
+        checked += 1
+    assert checked > 100
+
+
+def test_score_deltas_match_rescoring():
+    mark = np.zeros(NEIGHBORS.shape[0], dtype=np.int32)
+    members = np.empty(K.MAX_CELLS, dtype=np.int32)
+    queue = np.empty(K.MAX_CELLS, dtype=np.int32)
+    stats = np.zeros(7, dtype=np.int32)
+    rng = np.random.default_rng(3)
+    checked = 0
+    sources = list(snapshots(1, range(30), (5, 10, 15, 19))) + list(dense_boards(60, 2))
+    for g, s in sources:
+        p = 0
+        before = g.score_table(s)[p]
+        K.wildlife_stats(p, s.tokens, s.cells, s.pinfo, g.nbr, g.tables, mark, stats)
+        n = int(s.pinfo[p, K.P_NCELLS])
+        for _ in range(8):
+            c = int(s.cells[p, rng.integers(n)])
+            if s.tokens[p, c] >= 0:
+                continue
+            w = int(rng.integers(5))
+            gain = K.token_gain(p, c, w, s.tokens, g.nbr, g.tables, stats, mark, members)
+            assert not mark.any()
+            t = s.copy()
+            t.tokens[p, c] = w
+            assert gain == g.score_table(t)[p, 0:5].sum() - before[0:5].sum()
+            checked += 1
+        largest = before[5:10].copy()
+        for _ in range(6):
+            c = int(s.flist[p, rng.integers(int(s.pinfo[p, K.P_NFRONT]))])
+            kind, rot = int(rng.integers(NUM_TILES)), int(rng.integers(6))
+            gain = K.corridor_gain(p, c, kind, rot, s.edges, g.nbr, g.kind_edges, largest, mark, queue)
+            assert not mark.any()
+            t = s.copy()
+            put(g, t, p, int(CELL_COORDS[c, 0]), int(CELL_COORDS[c, 1]), kind=kind, rot=rot)
+            assert gain == g.score_table(t)[p, 5:10].sum() - before[5:10].sum()
+            checked += 1
+    assert checked > 500
