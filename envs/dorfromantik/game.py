@@ -98,6 +98,69 @@ class DorfromantikGame(Game):
         K.advance(cells, frontier, deck, meta, self._rot_edges, self._task_type)
         return DorfState(cells, frontier, placed, uf, tasks, deck, meta, stream, int(seed))
 
+    def new_game_with_stacks(self, seed: int, landscape: list[str] | None = None,
+                             tasks: list[str] | None = None, markers: dict[str, list[int]] | None = None,
+                             landscape_count: int | None = None) -> DorfState:
+        """A game whose stacks start with the given tile ids (top first) and whose marker piles start
+        with the given values; the rest keep the seed's shuffled order. ``landscape_count`` (<= 45)
+        shortens the landscape stack. For worked examples and puzzles."""
+        cells, frontier, placed, uf, tasks_arr, deck, meta = K.new_arrays()
+        stream = new_stream(int(seed), "dorfromantik/stacks")
+        K.setup(cells, frontier, placed, uf, tasks_arr, deck, meta, self._markers, self.players, stream)
+        ids = self.data.tile_ids
+        unseen = int(meta[K.M_UNSEEN])
+
+        def reorder(order: list[int], wanted: list[str], kind: str, lo: int, hi: int) -> list[int]:
+            try:
+                first = [ids.index(w) for w in wanted]
+            except ValueError as exc:
+                raise ConfigError(f"unknown tile id in {wanted!r}") from exc
+            if any(not lo <= t < hi for t in first) or len(set(first)) != len(first):
+                raise ConfigError(f"{kind} stack must list distinct {kind} tile ids, got {wanted!r}")
+            return first + [t for t in order if t not in first]
+
+        if landscape:
+            order = reorder(deck[unseen:K.NUM_LAND].tolist() + deck[:unseen].tolist(), landscape,
+                            "landscape", 0, NUM_LANDSCAPE)
+            deck[unseen:K.NUM_LAND] = order[:K.NUM_LAND - unseen]
+            deck[:unseen] = order[K.NUM_LAND - unseen:]
+        if landscape_count is not None:
+            if not 0 <= landscape_count <= K.NUM_LAND - unseen:
+                raise ConfigError(f"landscape_count must be in 0..{K.NUM_LAND - unseen}")
+            stack = deck[unseen:unseen + landscape_count].copy()
+            rest = deck[unseen + landscape_count:K.NUM_LAND].copy()
+            deck[K.NUM_LAND - landscape_count:K.NUM_LAND] = stack
+            deck[unseen:K.NUM_LAND - landscape_count] = rest
+            meta[K.M_LAND_POS] = K.NUM_LAND - landscape_count
+        if tasks:
+            deck[K.DECK_TASK:K.DECK_MARKER] = reorder(deck[K.DECK_TASK:K.DECK_MARKER].tolist(), tasks,
+                                                      "task", NUM_LANDSCAPE, K.NUM_TASK + NUM_LANDSCAPE)
+        for name, values in (markers or {}).items():
+            if name not in TASK_TYPES:
+                raise ConfigError(f"unknown task type {name!r}")
+            t = TASK_TYPES.index(name)
+            pile = deck[K.DECK_MARKER + 5 * t:K.DECK_MARKER + 5 * t + 5]
+            rest = pile.tolist()
+            for v in values:
+                if v not in rest:
+                    raise ConfigError(f"no {name} marker {v} left for {values!r}")
+                rest.remove(v)
+            pile[:] = list(values) + rest
+        K.advance(cells, frontier, deck, meta, self._rot_edges, self._task_type)
+        return DorfState(cells, frontier, placed, uf, tasks_arr, deck, meta, stream, int(seed))
+
+    def set_hand(self, state: DorfState, tile_id: str, marker: int = 0) -> None:
+        """Put ``tile_id`` in hand instead of the drawn tile (a task tile needs its ``marker``).
+        For building positions in tests and puzzles only: it bypasses the stacks."""
+        if tile_id not in self.data.tile_ids:
+            raise ConfigError(f"unknown tile id {tile_id!r}")
+        tile = self.data.tile_ids.index(tile_id)
+        if bool(self._task_type[tile]) != (marker > 0):
+            raise ConfigError("a task tile needs a marker value and a landscape tile none")
+        state.meta[K.M_DRAWN] = tile
+        state.meta[K.M_MARKER] = marker
+        state.meta[K.M_OVER] = 0
+
     def num_players(self) -> int:
         return self.players
 
@@ -340,14 +403,15 @@ class DorfromantikGame(Game):
         unseen are mixed back into the unseen landscape tiles) and each type's unseen markers."""
         new = state.copy()
         deck, m = new.deck, new.meta
+        # sorting first makes the result a function of the unseen *sets* only: the real order cannot leak
         unseen_slots = np.r_[0:int(m[K.M_UNSEEN]), int(m[K.M_LAND_POS]):K.NUM_LAND]
-        deck[unseen_slots] = rng.permutation(deck[unseen_slots])
+        deck[unseen_slots] = rng.permutation(np.sort(deck[unseen_slots]))
         start = K.DECK_TASK + int(m[K.M_TASK_POS])
-        deck[start:K.DECK_MARKER] = rng.permutation(deck[start:K.DECK_MARKER])
+        deck[start:K.DECK_MARKER] = rng.permutation(np.sort(deck[start:K.DECK_MARKER]))
         for t in range(5):
             lo = K.DECK_MARKER + 5 * t + int(m[K.M_MARKER_POS + t])
             hi = K.DECK_MARKER + 5 * t + 5
-            deck[lo:hi] = rng.permutation(deck[lo:hi])
+            deck[lo:hi] = rng.permutation(np.sort(deck[lo:hi]))
         new.stream = np.array([rng.integers(0, 2**63, dtype=np.uint64)], dtype=np.uint64)
         return new
 
