@@ -74,7 +74,8 @@ class CascadiaGame(Game):
         if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 1 <= players <= 4:
             raise ConfigError(f"cascadia: players must be an integer 1-4, got {players!r}")
         if second_place_tie not in ("zero", "share"):
-            raise ConfigError(f"cascadia: second_place_tie must be 'zero' or 'share', got {second_place_tie!r}")
+            raise ConfigError("cascadia: second_place_tie must be 'zero' or 'share', "
+                              f"got {second_place_tie!r}")
         self.players = int(players)
         self.second_place_tie = second_place_tie
         self.data: CascadiaData = load_data(data_path)
@@ -140,7 +141,8 @@ class CascadiaGame(Game):
         if not 0 <= int(action) < self.num_actions:
             raise IllegalActionError(action, f"outside the action space 0..{self.num_actions - 1}")
         if int(action) not in set(self.legal_actions(state).tolist()):
-            raise IllegalActionError(action, self.why_illegal(state, int(action)), self.describe_action(action))
+            raise IllegalActionError(action, self.why_illegal(state, int(action)),
+                                     self.describe_action(action))
 
     def step(self, state: CascadiaState, action: int) -> None:
         self.check_legal(state, action)
@@ -181,7 +183,8 @@ class CascadiaGame(Game):
                 return f"no tile at {f['at']}"
             if state.tokens[p, cell] >= 0:
                 return f"occupied hex {f['at']}: it already holds a {WILDLIFE[state.tokens[p, cell]]}"
-            return f"wrong animal: the tile at {f['at']} does not show a {WILDLIFE[state.ctl[K.C_HAND_TOKEN]]}"
+            animal = WILDLIFE[state.ctl[K.C_HAND_TOKEN]]
+            return f"wrong animal: the tile at {f['at']} does not show a {animal}"
         return "not legal in this state"
 
     # ---- codec -------------------------------------------------------------------------------
@@ -278,7 +281,7 @@ class CascadiaGame(Game):
         for bag draws; everything the players have seen stays as it is."""
         s = state.copy()
         pos = int(s.ctl[K.C_STACK_POS])
-        unseen = s.stack[pos:].copy()
+        unseen = np.sort(s.stack[pos:])  # canonical order first, so the real order cannot leak
         rng.shuffle(unseen)
         s.stack[pos:] = unseen
         s.rng[0] = np.uint64(int(rng.integers(0, 2**63)))
@@ -295,7 +298,8 @@ class CascadiaGame(Game):
 
     def play_random_compiled(self, state: CascadiaState, agent_stream: np.ndarray) -> int:
         """Finish ``state`` in place with the compiled random policy on ``agent_stream``."""
-        return int(K.play_random(*state.board_args(), self.nbr, self.kind_edges, self.kind_info, agent_stream))
+        return int(K.play_random(*state.board_args(), self.nbr, self.kind_edges, self.kind_info,
+                                 agent_stream))
 
     # ---- observation and rendering ----------------------------------------------------------
 

@@ -56,7 +56,8 @@ def market_text(game: CascadiaGame, state: CascadiaState) -> str:
         parts.append(f"[{i}] {tile} + {WILDLIFE[w] if w >= 0 else '--'}")
     bag = " ".join(f"{WILDLIFE_CODES[w]}{int(state.bag[w])}" for w in range(5))
     left = int(state.ctl[K.C_STACK_LEN] - state.ctl[K.C_STACK_POS])
-    return "market: " + "  ".join(parts) + f"\nbag: {bag}   stack: {left}   nature supply: {int(state.ctl[K.C_SUPPLY])}"
+    supply = int(state.ctl[K.C_SUPPLY])
+    return "market: " + "  ".join(parts) + f"\nbag: {bag}   stack: {left}   nature supply: {supply}"
 
 
 def render_text(game: CascadiaGame, state: CascadiaState, player: int | None = None) -> str:
@@ -160,7 +161,8 @@ def observation_vector(game: CascadiaGame, state: CascadiaState, player: int) ->
     g[85] = state.pinfo[p, K.P_NATURE] / 10.0
     g[86] = state.ctl[K.C_SUPPLY] / 25.0
     g[87 + min(int(state.ctl[K.C_PHASE]), 3)] = 1.0
-    g[91] = float(state.ctl[K.C_THREE_USED] == 0 and state.ctl[K.C_ACTED] == 0 and K.three_of_a_kind(state.market) >= 0)
+    fresh = state.ctl[K.C_THREE_USED] == 0 and state.ctl[K.C_ACTED] == 0
+    g[91] = float(fresh and K.three_of_a_kind(state.market) >= 0)
     g[92] = float(state.ctl[K.C_ACTED])
     g[93] = state.pinfo[p, K.P_TURNS] / 20.0
     g[94] = (state.ctl[K.C_STACK_LEN] - state.ctl[K.C_STACK_POS]) / 83.0

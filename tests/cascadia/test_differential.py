@@ -63,8 +63,9 @@ def test_full_scoring_matches_reference_on_2000_boards():
                 assert table[p, K.CAT_TOTAL] == ref["total"] and table[p, K.CAT_BASE] == ref["base"]
                 boards += 1
     for g, s in dense_boards(600, 1):
-        assert g.score_table(s)[0, 0:10].tolist() == (R.wildlife_scores(to_reference(g, s, 0))
-                                                      + [R.corridor(to_reference(g, s, 0), h) for h in range(5)])
+        ref = to_reference(g, s, 0)
+        expected = R.wildlife_scores(ref) + [R.corridor(ref, h) for h in range(5)]
+        assert g.score_table(s)[0, 0:10].tolist() == expected
         boards += 1
     assert boards >= 2000
 

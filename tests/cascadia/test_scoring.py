@@ -29,7 +29,8 @@ def check(layout: dict, animal: int, expected: int) -> None:
     ({**line(2, "b"), **line(2, "b", 5)}, 11),
     ({**line(2, "b"), **line(2, "b", 5), **line(2, "b", 0, 4)}, 19),
     ({**line(2, "b"), **line(2, "b", 5), **line(2, "b", 0, 4), **line(2, "b", 5, 4)}, 27),
-    ({**line(2, "b"), **line(2, "b", 5), **line(2, "b", 0, 4), **line(2, "b", 5, 4), **line(2, "b", 0, 8)}, 27),
+    ({**line(2, "b"), **line(2, "b", 5), **line(2, "b", 0, 4), **line(2, "b", 5, 4),
+      **line(2, "b", 0, 8)}, 27),
     (line(1, "b"), 0),
     (line(3, "b"), 0),  # a triple scores nothing
     (line(4, "b"), 0),  # two pairs touching form one group of four
