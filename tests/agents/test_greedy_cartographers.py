@@ -1,0 +1,103 @@
+"""The Cartographers greedy agent: options, ranking, its compiled playout, and its strength."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.base import make_agent
+from agents.greedy import cartographers_kernels as G
+from agents.greedy.cartographers import GreedyAgent, greedy_rollout
+from envs.cartographers import kernels as K
+from envs.core.errors import ConfigError
+from envs.core.registry import make_game
+from tests.agents.toy_game import ToyGame
+
+
+@pytest.fixture(scope="module")
+def game():
+    return make_game("cartographers")
+
+
+def _play(game, agent, seed):
+    state = game.new_game(seed)
+    rng = np.random.default_rng(seed)
+    while not game.is_over(state):
+        game.step(state, agent.act(state, game.legal_mask(state), rng))
+    return game.evaluation(state)
+
+
+def test_bad_options(game):
+    with pytest.raises(ConfigError, match="unknown option"):
+        make_agent("greedy:lookahead=2", game)
+    with pytest.raises(ConfigError, match="coin must be a number"):
+        make_agent("greedy:coin=lots", game)
+    with pytest.raises(ConfigError, match="hole_size must be an integer"):
+        make_agent("greedy:hole_size=1.5", game)
+    with pytest.raises(ConfigError, match="cannot play"):
+        GreedyAgent(ToyGame())
+
+
+def test_options_set_weights(game):
+    agent = make_agent("greedy:future=0.25,monster=2", game)
+    assert agent.weights[G.W_FUTURE] == 0.25 and agent.weights[G.W_MONSTER] == 2.0
+    assert agent.weights[G.W_COIN] == G.DEFAULT_WEIGHTS[G.W_COIN]
+
+
+def test_candidates_are_exactly_the_legal_actions(game):
+    agent = GreedyAgent(game)
+    state = game.new_game(3)
+    for _ in range(6):
+        mask = game.legal_mask(state)
+        actions, values = agent.action_values(state)
+        assert set(actions.tolist()) == set(np.flatnonzero(mask).tolist())
+        ranked = agent.rank_actions(state, mask)
+        best = dict(zip(actions.tolist(), values.tolist(), strict=True))
+        assert best[int(ranked[0])] == values.max()
+        assert all(best[int(a)] >= best[int(b)] for a, b in zip(ranked[:-1], ranked[1:], strict=True))
+        game.step(state, int(ranked[0]))
+
+
+def test_value_matches_the_engine_scoring_of_this_seasons_edicts(game):
+    """With every look-ahead weight at zero the value is the current season's edict points."""
+    agent = GreedyAgent(game, future=0, coin=0, monster=0, hole=0, ruin=0)
+    state = game.new_game(8)
+    actions, values = agent.action_values(state)
+    season = state.season
+    letters = game.data.season_edicts[season]
+    for i in np.random.default_rng(0).choice(actions.size, 20, replace=False):
+        copy = state.copy()
+        grid_before = copy.grid[0].copy()
+        K.apply_action(copy.arrays(), game.tb, int(actions[i]))
+        grid = copy.grid[0]
+        if copy.season != season:  # the season ended: take the map right after the drawing
+            grid = grid_before
+            continue
+        expected = sum(K.score_card(int(state.edicts[e]), grid, game.tb.ruins) for e in letters)
+        assert values[i] == pytest.approx(expected)
+
+
+def test_compiled_playout_is_the_greedy_policy_and_legal(game):
+    state = game.new_game(2)
+    weights = G.DEFAULT_WEIGHTS
+    buf = np.empty((4096, 2), np.int32)
+    acts = np.empty(G.MAX_CANDIDATES, np.int64)
+    vals = np.empty(G.MAX_CANDIDATES, np.float64)
+    stepped = state.copy()
+    while not game.is_over(stepped):
+        game.step(stepped, G.greedy_action(stepped.arrays(), game.tb, weights, buf, acts, vals))
+    returns = greedy_rollout(game, state.copy(), seed=0)
+    assert returns.tolist() == [float(game.scores(stepped)[0].total)]
+
+
+def test_greedy_is_far_better_than_random_on_paired_seeds(game):
+    greedy, rand = make_agent("greedy", game), make_agent("random", game)
+    diffs = [_play(game, greedy, s) - _play(game, rand, s) for s in range(4)]
+    assert min(diffs) > 30, diffs
+
+
+@pytest.mark.slow
+def test_greedy_mean_evaluation_is_non_negative(game):
+    agent = make_agent("greedy", game)
+    evals = [_play(game, agent, s) for s in range(60)]
+    assert np.mean(evals) >= 0, np.mean(evals)
