@@ -30,7 +30,7 @@ from envs.core.errors import ConfigError
 from envs.core.game import Game
 from envs.core.registry import make_game
 from experiments import stats
-from experiments.runner import GameRecord, build_agents, play_game, winners
+from experiments.runner import FinalInfo, GameRecord, build_agents, play_game
 from experiments.suites import resolve_seeds
 
 CONFIG_KEYS = {"game": str, "agents": list, "games": int, "seed": int, "players": int,
@@ -194,11 +194,15 @@ def iterate_games(spec: EvalSpec, players: int) -> Iterator[tuple[int, int, tupl
 
 
 def run_evaluation(spec: EvalSpec, out_dir: Path | None = None, progress: bool = True,
-                   keep_best_state: bool = False) -> EvalRun:
-    """Play every game of ``spec``; write ``games.csv`` in ``out_dir`` incrementally."""
+                   keep_best_state: bool = False, final_info: FinalInfo | None = None,
+                   game: Game | None = None) -> EvalRun:
+    """Play every game of ``spec``; write ``games.csv`` in ``out_dir`` incrementally.
+
+    ``keep_best_state`` keeps the final state of the highest-scoring game (``EvalRun.best``);
+    ``final_info`` adds game-level columns read from each final state."""
     from tqdm import tqdm
 
-    game = make_game(spec.game, **spec.game_options())
+    game = game or make_game(spec.game, **spec.game_options())
     players = game.num_players()
     check_agents(game, spec.agents)
     total = len(spec.seeds) * len(lineups(spec.agents, players))
@@ -210,7 +214,8 @@ def run_evaluation(spec: EvalSpec, out_dir: Path | None = None, progress: bool =
         bar = tqdm(iterate_games(spec, players), total=total, desc=f"{spec.game} eval", unit="game",
                    disable=not progress, dynamic_ncols=True)
         for seed, index, lineup in bar:
-            record = play_game(game, list(lineup), seed, keep_final_state=keep_best_state)
+            record = play_game(game, list(lineup), seed, keep_final_state=keep_best_state,
+                               final_info=final_info)
             new_rows = record.seat_rows()
             for row in new_rows:
                 row["lineup"] = index
@@ -218,8 +223,11 @@ def run_evaluation(spec: EvalSpec, out_dir: Path | None = None, progress: bool =
                 writer.write(new_rows)
             rows.extend(new_rows)
             if keep_best_state and (best is None or max(record.totals) > max(best.totals)):
+                if best is not None:
+                    best.final_state = None  # keep one final state only
                 best = record
-            record.final_state = None
+            elif record is not best:
+                record.final_state = None
             records.append(record)
     finally:
         if writer is not None:
@@ -269,7 +277,7 @@ def win_rates(records: Sequence[GameRecord], agents: Sequence[str]) -> dict[str,
     wins = dict.fromkeys(agents, 0.0)
     seats = dict.fromkeys(agents, 0)
     for record in records:
-        top = winners(record.totals)
+        top = record.winning_seats
         for seat, agent in enumerate(record.agents):
             seats[agent] += 1
             if seat in top:

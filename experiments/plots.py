@@ -73,16 +73,18 @@ def evaluation_points_plot(evaluations_by_agent: Mapping[str, Sequence[float]], 
     """Box plot of evaluation points per agent with the title bands drawn behind."""
     names = list(evaluations_by_agent)
     samples = [np.asarray(evaluations_by_agent[n], dtype=float) for n in names]
-    fig, ax = plt.subplots(figsize=(7.5, 0.8 * len(names) + 2.2))
+    fig, ax = plt.subplots(figsize=(7.5, 0.8 * len(names) + 3.6))
+    ax.boxplot(samples[::-1], vert=False, showmeans=True, widths=0.5)  # first agent on top
+    ax.set_yticks(range(1, len(names) + 1), names[::-1])
+    low_x, high_x = ax.get_xlim()
     for low, label in title_thresholds:
-        ax.axvline(low, color="grey", lw=0.6, ls=":")
-        ax.text(low, len(names) + 0.45, label, rotation=90, fontsize=6, va="top", ha="right",
-                color="grey")
-    ax.boxplot(samples, vert=False, showmeans=True, widths=0.5)
-    ax.set_yticks(range(1, len(names) + 1), names)
+        if low_x <= low <= high_x:
+            ax.axvline(low, color="grey", lw=0.6, ls=":")
+            ax.text(low, 1.01, label, rotation=60, fontsize=6.5, va="bottom", ha="left", color="dimgrey",
+                    transform=ax.get_xaxis_transform())
     ax.axvline(0.0, color="#C44E52", lw=1.2)
     ax.set_xlabel("evaluation points (>= 0 means the solo target was met)")
-    ax.set_title(title)
+    ax.set_title(title, pad=88)
     ax.set_ylim(0.4, len(names) + 0.6)
     fig.tight_layout()
     return _save(fig, path)

@@ -24,6 +24,8 @@ from envs.core.rng import numpy_generator
 
 #: called before every decision with (state, seat, action chosen); for tests and tracing
 StepHook = Callable[[State, int, int], None]
+#: game-level facts read from the final state (e.g. which scoring cards were in play)
+FinalInfo = Callable[[State], dict[str, Any]]
 
 
 @dataclass
@@ -39,6 +41,8 @@ class GameRecord:
     decision_seconds: list[float]
     max_decision_seconds: list[float]
     wall_seconds: float
+    winning_seats: list[int] = field(default_factory=list)
+    info: dict[str, Any] = field(default_factory=dict)
     actions: list[int] = field(default_factory=list)
     final_state: State | None = None
 
@@ -51,6 +55,9 @@ class GameRecord:
         for seat, agent in enumerate(self.agents):
             row: dict[str, Any] = {"seed": self.seed, "seat": seat, "agent": agent,
                                    "total": self.totals[seat], "decisions": self.decisions[seat]}
+            if len(self.agents) > 1:
+                row["win"] = 1.0 / len(self.winning_seats) if seat in self.winning_seats else 0.0
+            row.update(self.info)
             row.update({f"cat_{k}": v for k, v in self.categories[seat].items()})
             row.update({f"x_{k}": v for k, v in self.extras[seat].items() if _is_scalar(v)})
             if timing:
@@ -79,8 +86,12 @@ def build_agents(game: Game, agent_specs_by_seat: Sequence[str | dict[str, Any]]
 
 
 def play_game(game: Game, agent_specs_by_seat: Sequence[str | dict[str, Any]], seed: int,
-              keep_final_state: bool = False, on_step: StepHook | None = None) -> GameRecord:
-    """Play one game of ``game`` from ``seed`` with one agent spec per seat; return its record."""
+              keep_final_state: bool = False, on_step: StepHook | None = None,
+              final_info: FinalInfo | None = None) -> GameRecord:
+    """Play one game of ``game`` from ``seed`` with one agent spec per seat; return its record.
+
+    Winners come from ``game.winners(state)`` when the game has its own tie-breaks, else from
+    the totals (a tie is a shared win)."""
     players = game.num_players()
     if len(agent_specs_by_seat) != players:
         raise ValueError(f"{game.name} has {players} seats but {len(agent_specs_by_seat)} agents were given")
@@ -107,16 +118,20 @@ def play_game(game: Game, agent_specs_by_seat: Sequence[str | dict[str, Any]], s
         game.step(state, action)
     wall = time.perf_counter() - started
     sheets = game.scores(state)
+    totals = [float(s.total) for s in sheets]
+    game_winners = getattr(game, "winners", None)
     return GameRecord(
         seed=int(seed),
         agents=[agent_label(spec) for spec in agent_specs_by_seat],
-        totals=[float(s.total) for s in sheets],
+        totals=totals,
         categories=[{k: float(v) for k, v in s.categories.items()} for s in sheets],
         extras=[{k: _plain(v) for k, v in s.extra.items()} for s in sheets],
         decisions=decisions,
         decision_seconds=seconds,
         max_decision_seconds=slowest,
         wall_seconds=wall,
+        winning_seats=list(game_winners(state)) if callable(game_winners) else winners(totals),
+        info={k: _plain(v) for k, v in final_info(state).items()} if final_info else {},
         actions=actions,
         final_state=state if keep_final_state else None,
     )

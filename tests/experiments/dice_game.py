@@ -10,6 +10,10 @@ state's chance stream; the player then chooses:
 
 One die is rolled per turn whatever the choices, so common random numbers hold exactly: two
 agents on the same seed see the same dice. Highest total wins.
+
+Solo (one player) mimics Cartographers' solo evaluation so ``solo-eval`` can be tested: two
+"cards" are dealt from their own stream at setup, each with a target value; the score sheet's
+extras hold ``threshold`` (sum of the targets), ``evaluation`` (total - threshold) and ``title``.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from envs.core.rng import derive_seed, new_stream, randint
 
 ACTIONS = ("bank", "safe", "gamble")
 MAX_GAMBLES = 2
+CARDS = (("Low Road", 8), ("Middle Way", 10), ("High Hill", 12), ("Summit", 14))
+TITLES = ((10, "High Roller"), (0, "Steady Hand"), (-10, "Gambler"), (-1000, "Busted"))
 
 
 @dataclass
@@ -34,6 +40,7 @@ class DiceState(State):
     gambles: np.ndarray  # (players,)
     turn: int
     die: int
+    cards: np.ndarray  # (2,) indices into CARDS
 
 
 class DiceRaceGame(Game):
@@ -50,7 +57,11 @@ class DiceRaceGame(Game):
 
     def new_game(self, seed: int) -> DiceState:
         state = DiceState(stream=new_stream(seed, "dice"), points=np.zeros((self.players, 3), np.int64),
-                          gambles=np.zeros(self.players, np.int64), turn=0, die=0)
+                          gambles=np.zeros(self.players, np.int64), turn=0, die=0,
+                          cards=np.zeros(2, np.int64))
+        deal = new_stream(seed, "dice/cards")
+        state.cards[0] = randint(deal, 4)
+        state.cards[1] = (state.cards[0] + 1 + randint(deal, 3)) % 4
         state.die = 1 + randint(state.stream, 6)
         return state
 
@@ -86,10 +97,25 @@ class DiceRaceGame(Game):
         return state.turn >= self.players * self.rounds
 
     def scores(self, state: DiceState) -> list[ScoreSheet]:
-        return [ScoreSheet(total=int(state.points[p].sum()),
-                           categories={name: int(state.points[p, i]) for i, name in enumerate(ACTIONS)},
-                           extra={"gambles": int(state.gambles[p]), "label": f"p{p}"})
-                for p in range(self.players)]
+        sheets = []
+        for p in range(self.players):
+            total = int(state.points[p].sum())
+            extra = {"gambles": int(state.gambles[p]), "label": f"p{p}"}
+            if self.players == 1:
+                threshold = sum(CARDS[c][1] for c in state.cards)
+                extra.update(threshold=threshold, evaluation=total - threshold,
+                             title=next(t for low, t in TITLES if total - threshold >= low))
+            sheets.append(ScoreSheet(total=total, extra=extra, categories={
+                name: int(state.points[p, i]) for i, name in enumerate(ACTIONS)}))
+        return sheets
+
+    def edict_names(self, state: DiceState) -> list[str]:
+        """The two cards dealt (like Cartographers' scoring cards under edicts A-D)."""
+        return [CARDS[c][0] for c in state.cards]
+
+    @property
+    def solo_titles(self) -> tuple[tuple[int, str], ...]:
+        return TITLES
 
     def determinize(self, state: DiceState, rng: np.random.Generator) -> DiceState:
         new = state.copy()
