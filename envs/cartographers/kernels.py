@@ -731,7 +731,7 @@ def ambush_target(drawer: int, arrow: int, players: int) -> int:
     return (drawer + 1) % players
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def score_season(st, tb) -> None:
     """Record the current season's score for every map: edicts, coins, monster points lost."""
     grid, coins, record, edicts, meta = st[0], st[1], st[8], st[5], st[6]
@@ -748,7 +748,7 @@ def score_season(st, tb) -> None:
         record[p, s, R_TOTAL] = a + b + coins[p] - m
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def reshuffle(st) -> None:
     """Between seasons: all 13 explore cards, the unrevealed ambushes and one new ambush."""
     deck, amb, meta, rng = st[3], st[4], st[6], st[7]
@@ -776,7 +776,7 @@ def reshuffle(st) -> None:
     meta[M_LEN] = n
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def finish_card(st, tb) -> None:
     """After a card is resolved: end the season when its time reaches the threshold."""
     meta = st[6]
@@ -795,7 +795,7 @@ def finish_card(st, tb) -> None:
     reshuffle(st)
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def advance(st, tb) -> None:
     """Reveal cards until a decision is needed (or the game ends): ruins set the constraint and
     reveal again; a solo ambush is drawn by decision 9; multiplayer ambushes and explore cards
@@ -834,7 +834,8 @@ def advance(st, tb) -> None:
 def setup(st, tb, forced: np.ndarray, random_order: bool) -> None:
     """Start a game on fresh arrays: scoring cards (``forced`` int8[4] card per edict, or -1 to
     draw one per stack; shuffled onto the edicts when ``random_order``), the ambush pile, the
-    explore deck (13 cards + 1 ambush), then reveal up to the first decision."""
+    explore deck (13 cards + 1 ambush). Follow with ``apply_action(st, tb, -1)`` to reveal up to
+    the first decision."""
     grid, coins, mtn_done, deck, amb, edicts, meta, rng, record = st
     for p in range(meta[M_PLAYERS]):
         for c in range(N_CELLS):
@@ -875,7 +876,6 @@ def setup(st, tb, forced: np.ndarray, random_order: bool) -> None:
         n += 1
     shuffle_prefix(deck, n, rng)
     meta[M_LEN] = n
-    advance(st, tb)
 
 
 # ---- decisions: masks, checks, actions ---------------------------------------------------------
@@ -1048,9 +1048,9 @@ def check_action(st, tb, action: int) -> int:
 
 
 @njit(cache=True)
-def apply_action(st, tb, action: int) -> None:
-    """Apply a legal ``action`` for the acting seat, then run the turn flow to the next decision.
-    Does not validate: call :func:`check_action` first."""
+def apply_decision(st, tb, action: int) -> bool:
+    """Draw ``action`` for the acting seat and pass the decision on; True once every seat has
+    acted on the current card (the card is then resolved)."""
     meta, cards, pl_index = st[6], tb[2], tb[7]
     card = meta[M_CARD]
     players = meta[M_PLAYERS]
@@ -1072,22 +1072,33 @@ def apply_action(st, tb, action: int) -> None:
         if p + 1 < players:
             meta[M_ACTOR] = p + 1
             meta[M_TARGET] = p + 1
-            return
+            return False
         meta[M_RUINS] = 0
+        return True
+    target = meta[M_TARGET]
+    if action < AMBUSH_FALLBACK_BASE:
+        rel = action - AMBUSH_BASE
+        pid = pl_index[cards[card, C_SHAPE], rel // N_CELLS, rel % N_CELLS]
+        draw_placement(st, tb, target, pid, MONSTER_T, False)
     else:
-        target = meta[M_TARGET]
-        if action < AMBUSH_FALLBACK_BASE:
-            rel = action - AMBUSH_BASE
-            pid = pl_index[cards[card, C_SHAPE], rel // N_CELLS, rel % N_CELLS]
-            draw_placement(st, tb, target, pid, MONSTER_T, False)
-        else:
-            draw_cell(st, tb, target, action - AMBUSH_FALLBACK_BASE, MONSTER_T)
-        d = meta[M_ACTOR] + 1
-        if d < players:
-            meta[M_ACTOR] = d
-            meta[M_TARGET] = ambush_target(d, cards[card, C_ARROW], players)
+        draw_cell(st, tb, target, action - AMBUSH_FALLBACK_BASE, MONSTER_T)
+    d = meta[M_ACTOR] + 1
+    if d < players:
+        meta[M_ACTOR] = d
+        meta[M_TARGET] = ambush_target(d, cards[card, C_ARROW], players)
+        return False
+    return True
+
+
+@njit(cache=True)
+def apply_action(st, tb, action: int) -> None:
+    """Apply a legal ``action`` for the acting seat, then run the turn flow (season end,
+    reshuffle, reveals) to the next decision. Does not validate: call :func:`check_action`
+    first. ``action`` = -1 only runs the turn flow (used right after :func:`setup`)."""
+    if action >= 0:
+        if not apply_decision(st, tb, action):
             return
-    finish_card(st, tb)
+        finish_card(st, tb)
     advance(st, tb)
 
 
@@ -1183,6 +1194,7 @@ def random_solo_games(tb, n_games: int, seed: int, cap: int, ambushes: bool, ran
         rng[0] = np.uint64(seed + g) * np.uint64(0x9E3779B97F4A7C15)
         policy[0] = rng[0] ^ np.uint64(0xD1B54A32D192ED03)
         setup(st, tb, forced, random_order)
+        apply_action(st, tb, -1)
         while meta[M_PHASE] != PHASE_OVER:
             apply_action(st, tb, random_action(st, tb, policy, buf))
         out_totals[g] = record[0, 0, R_TOTAL] + record[0, 1, R_TOTAL] + record[0, 2, R_TOTAL] \
