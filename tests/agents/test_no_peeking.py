@@ -57,3 +57,49 @@ def test_toy_determinize_does_not_depend_on_the_real_order():
     one = game.determinize(first, np.random.default_rng(7))
     two = game.determinize(second, np.random.default_rng(7))
     assert np.array_equal(one.deck, two.deck)
+
+
+# ---- Cartographers ------------------------------------------------------------------------------
+
+CARTO_AGENTS = ["mcts:simulations=24", "mcts:simulations=4,prior=greedy,rollout=greedy", "greedy"]
+
+
+def _carto_twins(seed: int):
+    from envs.cartographers.kernels import M_LEN, M_POS
+    from envs.core.registry import make_game
+
+    game = make_game("cartographers")
+    state = game.new_game(seed)
+    for _ in range(3):
+        game.step(state, int(np.flatnonzero(game.legal_mask(state))[0]))
+    first, second = twin_states(game, state, np.random.default_rng(seed + 100))
+    pos, length = int(first.meta[M_POS]), int(first.meta[M_LEN])
+    assert not np.array_equal(first.deck[pos:length], second.deck[pos:length])
+    assert np.array_equal(first.grid, second.grid) and first.current_card == second.current_card
+    return game, first, second
+
+
+@pytest.mark.parametrize("spec", CARTO_AGENTS)
+def test_cartographers_agents_do_not_read_the_hidden_future(spec):
+    from agents.base import make_agent
+
+    for seed in range(2):
+        game, first, second = _carto_twins(seed)
+        a, b = decisions_on_twins(game, lambda game=game: make_agent(spec, game), first, second, seed)
+        assert a == b
+
+
+def test_the_harness_catches_a_peeking_cartographers_agent():
+    from envs.cartographers.game import CartographersGame
+
+    class Peeking(CartographersGame):
+        def determinize(self, state, rng):
+            return state.copy()
+
+    cheat_game = Peeking()
+    differing = 0
+    for seed in range(3):
+        game, first, second = _carto_twins(seed)
+        a, b = decisions_on_twins(game, lambda: MCTSAgent(cheat_game, simulations=24), first, second, seed)
+        differing += a != b
+    assert differing >= 2
