@@ -226,3 +226,47 @@ def test_decoded_cells_are_the_cells_the_engine_draws():
         assert all(state.grid[0][r * 11 + c] == code for r, c in fields["cells"])
         # anything else that changed is a solo ambush revealed right after (monsters)
         assert all(state.grid[0][r * 11 + c] == ref.MONSTER for r, c in changed - set(fields["cells"]))
+
+
+# ---- whole games: the engine's season scoring -------------------------------------------------
+
+def check_season_scoring(n_games: int, seed: int) -> int:
+    """Play random solo games; at every season end rebuild the scored map (the map before the
+    last decision plus the decoded cells) and compare the recorded season with the reference.
+    Returns the number of seasons checked."""
+    rng = np.random.default_rng(seed)
+    checked = 0
+    for g in range(n_games):
+        game = GAMES["AB"[g % 2]]
+        ruins = game.tb.ruins
+        state = game.new_game(int(rng.integers(0, 2**31)))
+        while not game.is_over(state):
+            season = state.season
+            action = int(rng.choice(np.flatnonzero(game.legal_mask(state))))
+            fields = game.decode_action(action, state)
+            scored = state.grid[0].copy()
+            for r, c in fields["cells"]:
+                scored[r * 11 + c] = TERRAIN_NAMES.index(fields["terrain"])
+            game.step(state, action)
+            if state.season == season and not game.is_over(state):
+                continue
+            x, y = DATA.season_edicts[season]
+            record = state.record[0, season]
+            card_x, card_y = int(state.edicts[x]), int(state.edicts[y])
+            expected = ref.season_score(scored, ruins, card_x, card_y, int(record[K.R_COINS]))
+            got = {"card_a": int(record[K.R_EDICT_X]), "card_b": int(record[K.R_EDICT_Y]),
+                   "coins": int(record[K.R_COINS]), "monsters": -int(record[K.R_MONSTERS]),
+                   "total": int(record[K.R_TOTAL])}
+            assert got == expected, f"game {g}, season {season}: engine {got}, reference {expected}"
+            checked += 1
+        assert game.scores(state)[0].total == ref.final_score(state.record[0, :, K.R_TOTAL])
+    return checked
+
+
+def test_engine_season_scores_match_reference():
+    assert check_season_scoring(6, seed=8) == 24
+
+
+@pytest.mark.slow
+def test_engine_season_scores_match_reference_many_games():
+    assert check_season_scoring(100, seed=9) == 400
