@@ -1,0 +1,87 @@
+"""The Gymnasium env (check_env, team play, rewards = score change, renders) and the multi-agent env."""
+
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import envs  # noqa: F401  (registers the ids)
+from envs.core.errors import ConfigError, IllegalActionError
+from envs.dorfromantik.env import DorfromantikEnv
+
+
+def test_check_env_clean():
+    env = gym.make("meeplelab/Dorfromantik-v0", illegal_action="penalize", render_mode="ansi")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        check_env(env.unwrapped, skip_render_check=False)
+
+
+def test_registered_id_and_episode_rewards_sum_to_score():
+    env = gym.make("meeplelab/Dorfromantik-v0", players=3, render_mode="rgb_array")
+    obs, info = env.reset(seed=6)
+    assert obs["observations"].shape == env.observation_space["observations"].shape
+    rng = np.random.default_rng(0)
+    total, steps, done = 0.0, 0, False
+    while not done:
+        legal = np.flatnonzero(info["action_mask"])
+        assert legal.size and np.array_equal(obs["action_mask"], info["action_mask"])
+        obs, reward, done, truncated, info = env.step(int(rng.choice(legal)))
+        assert reward >= 0 and not truncated
+        total += reward
+        steps += 1
+    assert total == info["score"]["total"]
+    assert set(info["score"]) >= {"tasks", "flags", "longest_rail", "longest_river"}
+    assert steps == info["score"]["tiles_placed"]        # the team decides every turn
+    frame = env.render()
+    assert frame.dtype == np.uint8 and frame.ndim == 3 and frame.shape[2] == 3
+    env.close()
+
+
+def test_illegal_action_raises_with_reason():
+    env = DorfromantikEnv()
+    env.reset(seed=1)
+    with pytest.raises(IllegalActionError, match="origin"):
+        env.step(0)
+
+
+def test_team_false_lets_opponents_play_other_seats():
+    env = DorfromantikEnv(players=2, team=False, opponent="random")
+    obs, info = env.reset(seed=2)
+    obs, reward, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert info["score"]["tiles_placed"] == 2
+
+
+def test_bad_options():
+    with pytest.raises(ConfigError):
+        DorfromantikEnv(players=0)
+    with pytest.raises(ConfigError):
+        DorfromantikEnv(window_radius=2)
+
+
+def test_multiagent_shared_reward():
+    from envs.dorfromantik.env import DorfromantikMultiAgentEnv
+
+    env = DorfromantikMultiAgentEnv(players=2)
+    assert pickle.loads(pickle.dumps(env.__class__)) is env.__class__
+    obs, infos = env.reset(seed=3)
+    assert list(obs) == ["player_0"]
+    rng = np.random.default_rng(1)
+    totals = {"player_0": 0.0, "player_1": 0.0}
+    while True:
+        agent = env.current_agent()
+        mask = obs[agent]["action_mask"]
+        obs, rewards, terms, truncs, infos = env.step({agent: int(rng.choice(np.flatnonzero(mask)))})
+        for a, r in rewards.items():
+            totals[a] += r
+        if terms["__all__"]:
+            break
+    final = infos["player_0"]["score"]["total"]
+    assert infos["player_1"]["score"]["total"] == final
+    # each seat's rewards add up to the shared final score
+    assert totals["player_0"] == pytest.approx(final) and totals["player_1"] == pytest.approx(final)
