@@ -270,3 +270,48 @@ def test_engine_season_scores_match_reference():
 @pytest.mark.slow
 def test_engine_season_scores_match_reference_many_games():
     assert check_season_scoring(100, seed=9) == 400
+
+
+# ---- multiplayer ambush decisions ------------------------------------------------------------
+
+def compare_ambush_masks(n: int, seed: int) -> int:
+    """The neighbour's ambush mask (any rotation or flip, no ruins constraint even when one is
+    pending; one monster cell when the shape fits nowhere) vs the reference; returns how many
+    cases needed the 1x1."""
+    rng = np.random.default_rng(seed)
+    game = CartographersGame(players=2)
+    ruins = np.array(DATA.maps["A"].ruins, bool)
+    single = 0
+    for i in range(n):
+        grid, _ = random_map(rng, fill=rng.uniform(0.3, 1.0))
+        j = int(rng.integers(4))
+        state = game.new_game(0)
+        state.grid[0] = grid
+        state.meta[K.M_PHASE] = K.PHASE_AMBUSH
+        state.meta[K.M_CARD] = N_EXPLORE_CARDS + j
+        state.meta[K.M_ACTOR] = 1
+        state.meta[K.M_TARGET] = 0
+        state.meta[K.M_RUINS] = int(rng.random() < 0.5)
+        got, cells_1x1 = set(), set()
+        for a in np.flatnonzero(game.legal_mask(state)):
+            fields = game.decode_action(int(a), state)
+            assert fields["kind"] in ("ambush", "ambush_1x1"), f"case {i}: {fields}"
+            (got if fields["kind"] == "ambush" else cells_1x1).add(frozenset(fields["cells"]))
+        expected = ref.legal_placements(grid, ruins, DATA.card_shapes[N_EXPLORE_CARDS + j][0], False)
+        where = f"case {i}: {DATA.card_names[N_EXPLORE_CARDS + j]}\n{grid.reshape(11, 11)}"
+        assert got == expected, where
+        if expected:
+            assert not cells_1x1, where
+        else:
+            single += 1
+            assert cells_1x1 == {frozenset({divmod(int(c), 11)}) for c in np.flatnonzero(grid == 0)}, where
+    return single
+
+
+def test_ambush_mask_matches_reference_fast():
+    assert compare_ambush_masks(FAST, seed=10) > 0
+
+
+@pytest.mark.slow
+def test_ambush_mask_matches_reference_2000_cases():
+    assert compare_ambush_masks(SLOW, seed=11) > 20
