@@ -122,8 +122,11 @@ class Game(abc.ABC):
         """A plain-text score sheet: one block per seat with its categories."""
         lines = []
         for seat, sheet in enumerate(self.scores(state)):
-            cats = "  ".join(f"{k}={v}" for k, v in sheet.categories.items())
-            lines.append(f"player_{seat}: total {sheet.total}   {cats}")
+            lines.append(f"player_{seat}: total {sheet.total}")
+            lines.append("  " + "  ".join(f"{k}={v}" for k, v in sheet.categories.items()))
+            scalars = {k: v for k, v in sheet.extra.items() if isinstance(v, (int, float, str))}
+            if scalars:
+                lines.append("  " + "  ".join(f"{k}={v}" for k, v in scalars.items()))
         return "\n".join(lines)
 
     # ---- conveniences shared by all games -------------------------------------------------
