@@ -795,15 +795,27 @@ def token_gain(p, cell, w, tokens, nbr, tables, stats, mark, members) -> int:
 
 
 @njit(cache=True)
+def random_action(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, agent_rng, out) -> int:
+    """The k-th legal action for k = randint(number legal): the same draw as ``random_true_index``
+    over the mask, but the tile phase is indexed arithmetically instead of listed."""
+    if ctl[C_PHASE] == PHASE_TILE:
+        p = ctl[C_CUR]
+        nrot = kind_info[ctl[C_HAND_TILE], 2]
+        k = randint(agent_rng, pinfo[p, P_NFRONT] * nrot)
+        return A_TILE + 6 * flist[p, k // nrot] + k % nrot
+    n = legal_actions(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, out)
+    return out[randint(agent_rng, n)]
+
+
+@njit(cache=True)
 def play_random(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl, rng,
                 nbr, kind_edges, kind_info, agent_rng) -> int:
-    """Play uniformly random legal actions (``out[randint(n)]``) until the game ends; return the
-    number of decisions taken. Identical to the Python engine driven by ``random_true_index``."""
+    """Play uniformly random legal actions until the game ends; return the number of decisions
+    taken. Identical to the Python engine driven by ``random_true_index`` over the mask."""
     out = np.empty(MAX_LEGAL, dtype=np.int32)
     steps = 0
     while ctl[C_PHASE] != PHASE_OVER:
-        n = legal_actions(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, out)
-        a = out[randint(agent_rng, n)]
+        a = random_action(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, agent_rng, out)
         apply_action(a, tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
                      ctl, rng, nbr, kind_edges, kind_info)
         steps += 1
@@ -845,3 +857,28 @@ def random_games(games, players, seed, nbr, kind_edges, kind_info, tables, start
         for p in range(players):
             totals[g, p] = score[p, CAT_TOTAL]
     return steps
+
+
+@njit(cache=True)
+def observation_planes(p, tiles, edges, tokens, front, cells, flist, pinfo, kind_info, planes) -> None:
+    """Write seat p's 24 features per cell into ``planes`` (cells x 24, zeroed by the caller):
+    occupied, habitats shown (5), edge habitats (6, (h+1)/5), token one-hot (5), animals allowed
+    (5), keystone, frontier."""
+    for k in range(pinfo[p, P_NCELLS]):
+        c = cells[p, k]
+        kind = tiles[p, c]
+        planes[c, 0] = 1.0
+        for d in range(6):
+            h = edges[p, c, d]
+            planes[c, 1 + h] = 1.0
+            planes[c, 6 + d] = (h + 1) / 5.0
+        w = tokens[p, c]
+        if w >= 0:
+            planes[c, 12 + w] = 1.0
+        for x in range(5):
+            if (kind_info[kind, 0] >> x) & 1:
+                planes[c, 17 + x] = 1.0
+        if kind_info[kind, 1] >= 0:
+            planes[c, 22] = 1.0
+    for k in range(pinfo[p, P_NFRONT]):
+        planes[flist[p, k], 23] = 1.0

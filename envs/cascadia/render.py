@@ -133,21 +133,8 @@ def observation_vector(game: CascadiaGame, state: CascadiaState, player: int) ->
 
     p = player
     planes = np.zeros((NUM_CELLS, CELL_FEATURES), dtype=np.float32)
-    kinds = state.tiles[p].astype(np.int64)
-    occ = kinds >= 0
-    planes[:, 0] = occ
-    edges = state.edges[p].astype(np.int64)
-    for h in range(5):
-        planes[:, 1 + h] = (edges == h).any(axis=1)
-    planes[:, 6:12] = np.where(edges >= 0, (edges + 1) / 5.0, 0.0)
-    tok = state.tokens[p].astype(np.int64)
-    for w in range(5):
-        planes[:, 12 + w] = tok == w
-    info = game.kind_info[np.where(occ, kinds, 0)].astype(np.int64)
-    for w in range(5):
-        planes[:, 17 + w] = occ & ((info[:, 0] >> w) & 1).astype(bool)
-    planes[:, 22] = occ & (info[:, 1] >= 0)
-    planes[:, 23] = (~occ) & (state.front[p] > 0)
+    K.observation_planes(p, state.tiles, state.edges, state.tokens, state.front, state.cells, state.flist,
+                         state.pinfo, game.kind_info, planes)
     g = np.zeros(GLOBAL_FEATURES, dtype=np.float32)
     for i in range(4):
         _tile_features(game, int(state.market[0, i]), g[11 * i:11 * i + 11])

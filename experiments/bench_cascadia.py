@@ -1,0 +1,128 @@
+"""Cascadia speed: the compiled engine against the plain reference, measured in the same run.
+
+Figures (one core): a whole 4-player random game inside numba (deal, about 250 decisions,
+final scoring), one full scoring pass of a finished 4-player table, the tile-placement legal
+actions of a mid-game position, single-agent env steps per second, and the reference module's
+random 4-player game and scoring pass for the speed-up ratios.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from envs.cascadia import kernels as K
+from envs.cascadia import reference as R
+from envs.cascadia.data import NEIGHBORS, NUM_TILES, STARTER_CELLS
+from envs.cascadia.game import CascadiaGame
+
+
+def _per_call(fn, repeats: int) -> float:
+    """Seconds per call of ``fn`` over ``repeats`` calls (after one warm-up call)."""
+    fn()
+    start = time.perf_counter()
+    for _ in range(repeats):
+        fn()
+    return (time.perf_counter() - start) / repeats
+
+
+def _finished_table(game: CascadiaGame, seed: int):
+    s = game.new_game(seed)
+    game.play_random_compiled(s, np.array([seed + 1], dtype=np.uint64))
+    return s
+
+
+def run_bench(quick: bool = False) -> dict:
+    """Measure and return the figures (``quick``: fewer repetitions)."""
+    game = CascadiaGame(players=4)
+    d = game.data
+    games = 200 if quick else 3000
+    totals = np.zeros((games, 4), dtype=np.int32)
+    args = (NEIGHBORS, d.kind_edges, d.kind_info, d.score_tables, STARTER_CELLS, NUM_TILES, d.tiles_used(4),
+            d.wildlife_per_animal, d.nature_tokens, d.solo_bonus_min, d.solo_bonus_points)
+    K.random_games(1, 4, 0, *args, totals)  # compile / load the cache outside the timing
+    start = time.perf_counter()
+    decisions = K.random_games(games, 4, 1, *args, totals)
+    compiled_ms = (time.perf_counter() - start) / games * 1e3
+
+    ref_games = 3 if quick else 20
+    start = time.perf_counter()
+    for seed in range(ref_games):
+        R.play_random_game(seed, 4)
+    reference_ms = (time.perf_counter() - start) / ref_games * 1e3
+
+    s = _finished_table(game, 7)
+    out = np.zeros((4, K.NUM_CAT), dtype=np.int32)
+    def score_pass():
+        K.score_all(s.edges, s.tokens, s.cells, s.pinfo, s.ctl, game.nbr, game.tables, d.solo_bonus_min,
+                    d.solo_bonus_points, out)
+
+    score_s = _per_call(score_pass, 200 if quick else 5000)
+    boards = [_reference_board(game, s, p) for p in range(4)]
+    nature = [int(v) for v in s.pinfo[:, K.P_NATURE]]
+    ref_score_s = _per_call(lambda: R.score_boards(boards, nature), 10 if quick else 100)
+
+    mid = game.new_game(3)
+    rng = np.random.default_rng(3)
+    while mid.ctl[K.C_TURN] < 40 or game.phase(mid) != "tile":
+        legal = game.legal_actions(mid)
+        game.step(mid, int(legal[rng.integers(len(legal))]))
+    buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
+    mask = np.zeros(K.NUM_ACTIONS, dtype=np.bool_)
+    m = mid
+    legal_s = _per_call(lambda: K.legal_actions(m.tiles, m.tokens, m.cells, m.flist, m.pinfo, m.market, m.bag,
+                                                m.ctl, game.kind_info, buf), 500 if quick else 20000)
+    mask_s = _per_call(lambda: K.legal_mask(m.tiles, m.tokens, m.cells, m.flist, m.pinfo, m.market, m.bag,
+                                            m.ctl, game.kind_info, mask), 200 if quick else 5000)
+
+    env_steps = _env_steps_per_s(400 if quick else 3000)
+    return {
+        "compiled_game_ms_4p": compiled_ms,
+        "decisions_per_game_4p": decisions / games,
+        "reference_game_ms_4p": reference_ms,
+        "speedup_vs_reference": reference_ms / compiled_ms,
+        "score_us": score_s * 1e6,
+        "reference_score_us": ref_score_s * 1e6,
+        "score_speedup_vs_reference": ref_score_s / score_s,
+        "placement_legal_actions_us": legal_s * 1e6,
+        "placement_mask_us": mask_s * 1e6,
+        "env_steps_per_s": env_steps,
+        "random_mean_total_4p": float(totals.mean()),
+    }
+
+
+def _reference_board(game: CascadiaGame, s, p: int) -> R.Board:
+    from envs.cascadia.data import CELL_COORDS
+
+    board: R.Board = {}
+    for k in range(int(s.pinfo[p, K.P_NCELLS])):
+        c = int(s.cells[p, k])
+        kind = int(s.tiles[p, c])
+        token = int(s.tokens[p, c])
+        mask = int(game.kind_info[kind, 0])
+        board[(int(CELL_COORDS[c, 0]), int(CELL_COORDS[c, 1]))] = R.Hex(
+            tuple(int(e) for e in s.edges[p, c]), frozenset(w for w in range(5) if mask >> w & 1),
+            token if token >= 0 else None, bool(game.kind_info[kind, 1] >= 0))
+    return board
+
+
+def _env_steps_per_s(steps: int) -> float:
+    from envs.cascadia.env import CascadiaEnv
+
+    env = CascadiaEnv(players=1)
+    _, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    start = time.perf_counter()
+    for _ in range(steps):
+        legal = np.flatnonzero(info["action_mask"])
+        _, _, done, _, info = env.step(int(legal[rng.integers(len(legal))]))
+        if done:
+            _, info = env.reset()
+    return steps / (time.perf_counter() - start)
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(run_bench(quick=True), indent=2))
