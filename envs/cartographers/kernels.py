@@ -1251,3 +1251,31 @@ OBS_LAYOUT = (
     ("edict_cards_onehot_4x16", 17 * N_CELLS + N_DECK_CARDS + 14, 64),
 )
 OBS_SIZE = 17 * N_CELLS + N_DECK_CARDS + 14 + 64
+
+
+_DEFAULT_TABLES: list[Tables] = []
+
+
+def default_tables() -> Tables:
+    """Tables of map side A from the default data file (ambush and explore shapes do not depend
+    on the side), built once per process."""
+    if not _DEFAULT_TABLES:
+        from envs.cartographers.data import load_cartographers_data
+
+        _DEFAULT_TABLES.append(build_tables(load_cartographers_data(), "A"))
+    return _DEFAULT_TABLES[0]
+
+
+def solo_ambush_cells(grid: np.ndarray, ambush_index: int, tb: Tables | None = None) -> np.ndarray:
+    """Flat cells (int16) where solo ambush ``ambush_index`` (0..3 = ids 1..4: Goblin Attack,
+    Bugbear Assault, Kobold Onslaught, Gnoll Raid) is drawn on ``grid`` by decision 9: unrotated,
+    ring by ring from the card's corner in its arrow's direction; empty when it is ignored.
+    A thin Python wrapper over the njit :func:`solo_ambush_placement`."""
+    if not 0 <= int(ambush_index) < N_AMBUSH_CARDS:
+        raise ValueError(f"ambush_index must be 0..{N_AMBUSH_CARDS - 1}, got {ambush_index}")
+    tb = tb if tb is not None else default_tables()
+    pid = solo_ambush_placement(np.ascontiguousarray(grid, dtype=np.int8).reshape(N_CELLS),
+                                int(ambush_index), tb)
+    if pid < 0:
+        return np.zeros(0, dtype=np.int16)
+    return tb.pl_cells[pid, : tb.pl_cells[pid, 7]].copy()
