@@ -420,9 +420,14 @@ class DorfromantikGame(Game):
         if policy not in ("random", "greedy"):
             raise ConfigError(f"unknown rollout policy {policy!r}; use 'random' or 'greedy'")
         stream = new_stream(int(seed), "dorfromantik/rollout")
-        log = np.zeros((0, 2), np.int32)
-        K.play_random(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck,
-                      state.meta, self._rot_edges, self._task_type, stream, self._mask, log)
+        if policy == "greedy":
+            K.play_greedy(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck,
+                          state.meta, self._rot_edges, self._task_type, self._flag, K.DEFAULT_WEIGHTS, stream,
+                          self._mask)
+        else:
+            log = np.zeros((0, 2), np.int32)
+            K.play_random(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck,
+                          state.meta, self._rot_edges, self._task_type, stream, self._mask, log)
         total = float(self.score_vector(state)[K.S_TOTAL])
         return np.full(self.players, total, dtype=np.float64)
 

@@ -1,0 +1,88 @@
+"""Greedy Dorfromantik agent: one compiled call values every legal placement, the best is played.
+
+The value of a placement (``envs.dorfromantik.kernels.evaluate_placement``) is the immediate score
+change plus features, each with a weight that is an option of the agent (defaults in
+``kernels.DEFAULT_WEIGHTS``):
+
+* ``points`` (1.0): per point gained now: a task group reaching exactly its target, a flagged area
+  closed, the longest rail or river grown;
+* ``fail`` (0.8): per target point of an open task that the placement makes fail (overshoot, or
+  its group closed below the target), including the drawn task tile itself;
+* ``progress`` (0.6): per tile an open task's group gains without overshooting;
+* ``match`` (0.35) / ``mismatch`` (0.25): per contact of two equal forest/field/village edges, and
+  per contact where such an edge meets another terrain (which closes that edge for good);
+* ``tight`` (0.5): an unfinished open task left with a single open edge (keep room for the task);
+* ``line`` (0.15): per tile of the rail or river line the tile joins;
+* ``new_task`` (0.3): for a drawn task tile, the open edges its group keeps (up to 4) minus half
+  the tiles still missing.
+
+Ties are broken uniformly with the seat's rng. The same evaluation drives the compiled greedy
+rollout (``DorfromantikGame.rollout_returns(state, seed, policy="greedy")``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core.errors import ConfigError
+from envs.core.game import Game, State
+from envs.dorfromantik import kernels as K
+
+
+class DorfromantikGreedyAgent:
+    """Plays the placement with the highest greedy value (features in the module docstring)."""
+
+    name = "greedy"
+
+    def __init__(self, game: Game, **weights: Any):
+        if getattr(game, "name", "") != "dorfromantik":
+            raise ConfigError(f"the Dorfromantik greedy agent cannot play {getattr(game, 'name', game)!r}")
+        unknown = sorted(set(weights) - set(K.WEIGHT_NAMES))
+        if unknown:
+            raise ConfigError(f"greedy (dorfromantik): unknown option(s) {', '.join(unknown)}; "
+                              f"known: {', '.join(K.WEIGHT_NAMES)}")
+        self.game = game
+        self.weights = K.DEFAULT_WEIGHTS.copy()
+        for key, value in weights.items():
+            if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
+                raise ConfigError(f"greedy (dorfromantik): {key} must be a number, got {value!r}")
+            self.weights[K.WEIGHT_NAMES.index(key)] = float(value)
+        self._mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
+        self._values = np.zeros((K.MAX_FRONTIER, 6), np.float64)
+
+    def action_values(self, state: State) -> tuple[np.ndarray, np.ndarray]:
+        """Every legal action inside the window and its greedy value."""
+        game = self.game
+        K.greedy_values(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.meta,
+                        game._rot_edges, game._task_type, game._flag, self.weights, self._mask, self._values)
+        n = int(state.meta[K.M_FRONT])
+        slots, rots = np.nonzero(self._mask[:n])
+        cells = state.frontier[slots]
+        cq, cr = game.window_centre(state)
+        W, side = game.window_radius, game.side
+        wq = cells % K.GRID_SIDE - K.GRID_RADIUS - cq + W
+        wr = cells // K.GRID_SIDE - K.GRID_RADIUS - cr + W
+        inside = (wq >= 0) & (wq < side) & (wr >= 0) & (wr < side)
+        actions = (wr * side + wq) * 6 + rots
+        return actions[inside].astype(np.int64), self._values[slots, rots][inside].copy()
+
+    def rank_actions(self, state: State, legal_mask: np.ndarray) -> np.ndarray:
+        """Legal actions, best first (a prior for MCTS widening)."""
+        actions, values = self.action_values(state)
+        keep = legal_mask[actions]
+        actions, values = actions[keep], values[keep]
+        return actions[np.argsort(-values, kind="stable")]
+
+    def act(self, state: State, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
+        actions, values = self.action_values(state)
+        keep = legal_mask[actions]
+        actions, values = actions[keep], values[keep]
+        if actions.size == 0:
+            raise RuntimeError("no legal action: the game should be over")
+        best = np.flatnonzero(values >= values.max() - 1e-9)
+        return int(actions[best[rng.integers(best.size)]])
+
+
+GreedyAgent = DorfromantikGreedyAgent

@@ -1,0 +1,92 @@
+"""Dorfromantik speed on one core: compiled random games, placement masks, env steps, and the ratio over
+the plain-Python reference measured in the same run."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from envs.core.rng import new_stream
+
+
+def _rate(count: int, seconds: float) -> float:
+    return count / seconds if seconds > 0 else float("inf")
+
+
+def run_bench(quick: bool = False) -> dict:
+    """Measure and return the figures (keys below); ``quick`` runs fewer repetitions."""
+    start = time.perf_counter()
+    from envs.dorfromantik import kernels as K
+    from envs.dorfromantik.game import DorfromantikGame
+    from envs.dorfromantik.reference import play_random_reference
+
+    game = DorfromantikGame()
+    state = game.new_game(0)
+    game.rollout_returns(state, 0)
+    first_game_s = time.perf_counter() - start          # imports + numba (cache or compile) + one game
+
+    args = (game._markers, game._rot_edges, game._task_type, game._flag, 1)
+    totals = np.zeros(20_000, np.int64)
+    K.run_random_games(5, new_stream(1, "bench-warmup"), *args, totals)
+    n_games = 2_000 if quick else 20_000
+    t0 = time.perf_counter()
+    K.run_random_games(n_games, new_stream(1, "bench"), *args, totals)
+    compiled_games_per_s = _rate(n_games, time.perf_counter() - t0)
+    mean_random_score = float(totals[:n_games].mean())
+
+    n_ref = 2 if quick else 6
+    t0 = time.perf_counter()
+    for seed in range(n_ref):
+        play_random_reference(seed)
+    reference_games_per_s = _rate(n_ref, time.perf_counter() - t0)
+
+    # placement masks on mid-game positions (about 30 tiles placed)
+    positions = []
+    for seed in range(20):
+        s = game.new_game(seed)
+        rng = np.random.default_rng(seed)
+        for _ in range(30):
+            legal = game.legal_placements(s)
+            game.place_at(s, *legal[rng.integers(len(legal))])
+        positions.append(s)
+    mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
+    reps = 50 if quick else 500
+    t0 = time.perf_counter()
+    for _ in range(reps):
+        for s in positions:
+            K.legal_moves(s.cells, s.frontier, s.uf, s.meta, game._rot_edges, game._task_type, mask)
+    kernel_masks_per_s = _rate(reps * len(positions), time.perf_counter() - t0)
+    reps_py = 10 if quick else 50
+    t0 = time.perf_counter()
+    for _ in range(reps_py):
+        for s in positions:
+            game.legal_mask(s)
+    action_masks_per_s = _rate(reps_py * len(positions), time.perf_counter() - t0)
+
+    from envs.dorfromantik.env import DorfromantikEnv
+
+    env = DorfromantikEnv()
+    obs, info = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    steps = 0
+    budget = 1.0 if quick else 4.0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < budget:
+        obs, reward, done, _, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+        steps += 1
+        if done:
+            obs, info = env.reset()
+    env_steps_per_s = _rate(steps, time.perf_counter() - t0)
+
+    return {
+        "compiled_games_per_s": compiled_games_per_s,
+        "reference_games_per_s": reference_games_per_s,
+        "speedup_vs_reference": compiled_games_per_s / reference_games_per_s,
+        "placement_masks_per_s": kernel_masks_per_s,
+        "action_masks_per_s": action_masks_per_s,
+        "env_steps_per_s": env_steps_per_s,
+        "mean_random_score": mean_random_score,
+        "first_game_s": first_game_s,
+        "games_timed": n_games,
+    }
