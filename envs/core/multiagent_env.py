@@ -3,8 +3,11 @@
 Agents are ``"player_0"``, ``"player_1"``, ... (one per seat). Only the agent that must act next
 receives an observation; its reward is the change of its own total score since its previous
 observation (with ``shared_reward=True``: the change of the seats' mean total, which is the
-shared score of a cooperative game). When the game ends every agent that has observed before
-gets a final observation and its last reward, and ``terminateds["__all__"]`` is True.
+shared score of a cooperative game). An agent's first observation carries reward 0 (RLlib drops
+rewards that come before an agent's first action); what changed before it is paid with the next
+one, so each agent's rewards add up to its final score. When the game ends every agent that has
+observed before gets a final observation and its last reward, and ``terminateds["__all__"]`` is
+True.
 
 Observation and action spaces are the single-agent ones (:mod:`envs.core.gym_env`): a Dict of
 ``observations`` and a float32 ``action_mask``, and ``Discrete(game.num_actions)``; infos carry
@@ -81,7 +84,7 @@ class GameMultiAgentEnv(MultiAgentEnv):
         self.state: State | None = None
         self.game_seed: int | None = None
         self._score_at_last_obs: dict[str, float] = {}
-        self._start_scores: dict[str, float] = {}
+        self._observed: set[str] = set()
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         """Start a new game (``seed`` = game seed; None draws one) and observe the first mover."""
@@ -97,10 +100,10 @@ class GameMultiAgentEnv(MultiAgentEnv):
             raise ConfigError(f"game seed must be >= 0, got {self.game_seed}")
         self.state = self.game.new_game(self.game_seed)
         self.agents = list(self.possible_agents)
-        self._start_scores = {a: self._score(a) for a in self.possible_agents}
-        self._score_at_last_obs = {}
+        # every agent's reward baseline starts at its score when the game starts
+        self._score_at_last_obs = {a: self._score(a) for a in self.possible_agents}
         mover = agent_id(self.game.current_player(self.state))
-        self._score_at_last_obs[mover] = self._score(mover)
+        self._observed = {mover}
         return {mover: self._observation(mover)}, {mover: self._info(mover)}
 
     def step(self, action_dict: dict[str, Any]):
@@ -128,7 +131,7 @@ class GameMultiAgentEnv(MultiAgentEnv):
         self.game.step(self.state, action)
 
         if self.game.is_over(self.state):
-            observers = [a for a in self.possible_agents if a in self._score_at_last_obs]
+            observers = [a for a in self.possible_agents if a in self._observed]
             obs = {a: self._observation(a) for a in observers}
             rewards = {a: self._reward_since_last_obs(a) for a in observers}
             infos = {a: self._info(a) for a in observers}
@@ -167,9 +170,11 @@ class GameMultiAgentEnv(MultiAgentEnv):
         return float(sheets[seat_of(agent)].total)
 
     def _reward_since_last_obs(self, agent: str) -> float:
+        if agent not in self._observed:  # first observation: 0, the baseline stays at the start
+            self._observed.add(agent)
+            return 0.0
         now = self._score(agent)
-        # an agent observing for the first time counts its change from the game's start
-        reward = now - self._score_at_last_obs.get(agent, self._start_scores[agent])
+        reward = now - self._score_at_last_obs[agent]
         self._score_at_last_obs[agent] = now
         return float(reward)
 

@@ -121,3 +121,35 @@ def test_wrong_agent_and_bad_options_are_named():
     assert agent_id(2) == "player_2" and seat_of("player_2") == 2
     with pytest.raises(ValueError, match="player_0"):
         seat_of("bob")
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_rllib_episode_bookkeeping_accepts_the_turn_protocol(case):
+    # record a whole game in RLlib's own MultiAgentEpisode, as its env runner does
+    from ray.rllib.env.multi_agent_episode import MultiAgentEpisode
+
+    label, factory, players = case
+    env = factory(players=players)
+    rng = np.random.default_rng(1)
+    obs, infos = env.reset(seed=5)
+    start = sum(s.total for s in env.game.scores(env.state))
+    episode = MultiAgentEpisode(observation_space=gym_dict(env.observation_spaces),
+                                action_space=gym_dict(env.action_spaces))
+    episode.add_env_reset(observations=obs, infos=infos)
+    done = False
+    while not done:
+        (mover,) = obs.keys()
+        actions = {mover: int(rng.choice(np.flatnonzero(obs[mover]["action_mask"])))}
+        obs, rewards, terminateds, truncateds, infos = env.step(actions)
+        episode.add_env_step(obs, actions, rewards, infos, terminateds=terminateds, truncateds=truncateds)
+        done = terminateds["__all__"]
+    episode.validate()
+    assert episode.is_done
+    final = sum(s.total for s in env.game.scores(env.state))
+    assert episode.get_return(include_hanging_rewards=True) == pytest.approx(final - start)
+
+
+def gym_dict(spaces_by_agent):
+    import gymnasium as gym
+
+    return gym.spaces.Dict(spaces_by_agent)
