@@ -402,7 +402,8 @@ def solo_evaluation(final: int, cards: Sequence[int]) -> tuple[int, str]:
 
 # ---- drawing shapes --------------------------------------------------------------------------
 
-def _normalised(cells: Iterable[Cell]) -> tuple[Cell, ...]:
+def normalise_shape(cells: Iterable[Cell]) -> tuple[Cell, ...]:
+    """A shape moved so its bounding box starts at (0, 0), cells sorted (repeats rejected)."""
     cells = [(int(r), int(c)) for r, c in cells]
     if not cells:
         raise ValueError("a shape needs at least one cell")
@@ -415,13 +416,13 @@ def _normalised(cells: Iterable[Cell]) -> tuple[Cell, ...]:
 
 def orientations(shape_cells: Iterable[Cell]) -> set[tuple[Cell, ...]]:
     """The distinct shapes among the 4 rotations of the shape and of its mirror image."""
-    shape = _normalised(shape_cells)
+    shape = normalise_shape(shape_cells)
     found = set()
     for mirrored in (False, True):
         current = [(r, -c) for r, c in shape] if mirrored else list(shape)
         for _ in range(4):
             current = [(c, -r) for r, c in current]  # a quarter turn
-            found.add(_normalised(current))
+            found.add(normalise_shape(current))
     return found
 
 
@@ -515,7 +516,7 @@ def solo_ambush_placement(grid, shape_cells, corner: str, arrow: str) -> Placeme
     the first legal one is drawn. No ring with a legal placement: the ambush is ignored.
     """
     rows = as_rows(grid)
-    shape = _normalised(shape_cells)
+    shape = normalise_shape(shape_cells)
     placements = _translations(shape)
     for k in range((SIZE - 1) // 2 + 1):
         position = {cell: i for i, cell in enumerate(ring_walk(k, corner, arrow))}

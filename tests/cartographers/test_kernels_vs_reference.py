@@ -90,7 +90,7 @@ def test_data_ambush_cards_match_the_component_reference():
     # the shapes, corners and arrows in seeds/cartographers.yaml vs shared/reference/cartographers.md
     for j, (shape, corner, arrow) in enumerate((GOBLIN, BUGBEAR, KOBOLD, GNOLL)):
         c = N_EXPLORE_CARDS + j
-        assert ref._normalised(DATA.card_shapes[c][0]) == ref._normalised(shape)
+        assert ref.normalise_shape(DATA.card_shapes[c][0]) == ref.normalise_shape(shape)
         assert CORNERS[DATA.ambush_corner[j]] == corner
         assert (DATA.ambush_arrow[j] > 0) == (arrow == "clockwise")
 
