@@ -92,7 +92,7 @@ class MCTSAgent:
     def __init__(self, game: Game, simulations: int | None = 200, time_limit: float | None = None,
                  c: float = 0.7, rollout: str = "random", widening: Any = (2.0, 0.5),
                  prior: str = "random", max_depth: int | None = None, determinize_every: int = 1,
-                 seed_offset: int = 0):
+                 seed_offset: int = 0, engine: str = "python"):
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
             raise ConfigError(f"mcts: simulations must be a positive integer, got {simulations!r}")
         if time_limit is not None and (not isinstance(time_limit, int | float) or time_limit <= 0):
@@ -112,6 +112,15 @@ class MCTSAgent:
                               f"got {determinize_every!r}")
         if not isinstance(seed_offset, int):
             raise ConfigError(f"mcts: seed_offset must be an integer, got {seed_offset!r}")
+        if engine not in ("python", "compiled"):
+            raise ConfigError(f"mcts: engine must be 'python' or 'compiled', got {engine!r}")
+        self._compiled = None
+        if engine == "compiled":
+            self._compiled = _compiled_search(game)
+            if rollout != "random" or max_depth not in (None, 1) or determinize_every != 1:
+                raise ConfigError("mcts: engine=compiled is the root bandit with random rollouts: it takes "
+                                  "no rollout, max_depth or determinize_every option")
+            max_depth = 1
         self.game = game
         self.simulations = simulations
         self.time_limit = None if time_limit is None else float(time_limit)
@@ -122,6 +131,7 @@ class MCTSAgent:
         self.max_depth = max_depth
         self.determinize_every = determinize_every
         self.seed_offset = seed_offset
+        self.engine = engine
         self._ranker = _greedy_ranker(game) if prior == "greedy" else None
         self._rollout = _rollout_function(game, rollout)
         self.last_stats: dict[str, Any] = {}
@@ -138,6 +148,8 @@ class MCTSAgent:
         if legal.size == 1:
             self.last_stats = {"simulations": 0, "seconds": 0.0, "forced": True}
             return int(legal[0])
+        if self._compiled is not None:
+            return self._act_compiled(state, legal_mask, legal, rng)
         game = self.game
         seats = game.num_players()
         root = _Node(seats, capacity=min(legal.size, 64))
@@ -174,6 +186,50 @@ class MCTSAgent:
                                                        strict=True)},
         }
         return action
+
+    def _act_compiled(self, state: State, legal_mask: np.ndarray, legal: np.ndarray,
+                      rng: np.random.Generator) -> int:
+        """The root bandit in the game's compiled search module (same statistics, no Python per
+        simulation); runs in chunks so a time limit is honoured."""
+        mod = self._compiled
+        order = self._root_order(state, legal_mask, legal, rng)
+        player = self.game.current_player(state)
+        seats = self.game.num_players()
+        visits = np.zeros(order.size)
+        sums = np.zeros((order.size, seats))
+        acc = np.array([np.inf, -np.inf, 0.0, 0.0])
+        seed = int(rng.integers(_SEED_BOUND)) ^ (self.seed_offset * 0x9E3779B97F4A7C15 % _SEED_BOUND)
+        stream = np.array([seed], dtype=np.uint64)
+        scratch = mod.new_scratch(state)
+        limit = self.simulations if self.simulations is not None else 1 << 62
+        start = time.perf_counter()
+        deadline = None if self.time_limit is None else start + self.time_limit
+        chunk = 64
+        sims = 0
+        while sims < limit:
+            n = min(chunk, limit - sims)
+            mod.root_search(state.arrays(), scratch, self.game.tb, order, n, self.c, self.widening[0],
+                            self.widening[1], player, stream, visits, sums, acc)
+            sims += n
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        elapsed = time.perf_counter() - start
+        size = int(acc[3])
+        root = _Node(seats, capacity=max(size, 1))
+        for i in range(size):
+            root.add(int(order[i]), legal_mask.shape[0])
+        root.visits[:size] = visits[:size]
+        root.sums[:size] = sums[:size]
+        best = _best_slot(root, player)
+        self.total_simulations += sims
+        self.total_seconds += elapsed
+        self.last_stats = {
+            "simulations": sims, "seconds": elapsed, "sims_per_s": sims / elapsed if elapsed else 0.0,
+            "children": size, "best_visits": int(root.visits[best]),
+            "best_mean": float(root.sums[best, player] / root.visits[best]),
+            "visits": {int(order[i]): int(visits[i]) for i in range(size)},
+        }
+        return int(order[best])
 
     # ---- one simulation ----------------------------------------------------------------------
 
@@ -318,6 +374,18 @@ def _rollout_function(game: Game, policy: str):
         if playout is not None:
             return lambda state, seed: playout(game, state, seed)
     return lambda state, seed: game.rollout_returns(state, seed, policy)
+
+
+#: games with a compiled root search (engine="compiled")
+COMPILED_SEARCH = {"cartographers": "agents.mcts_cartographers"}
+
+
+def _compiled_search(game: Game):
+    """The module implementing ``root_search`` / ``new_scratch`` for ``game``."""
+    target = COMPILED_SEARCH.get(game.name)
+    if target is None:
+        raise ConfigError(f"mcts: no compiled search for {game.name!r}; use engine=python")
+    return importlib.import_module(target)
 
 
 def _greedy_ranker(game: Game):

@@ -10,7 +10,8 @@ from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 
 GAMES = ["cartographers", "cascadia", "dorfromantik"]
-AGENTS = ["random", "greedy", "mcts:simulations=4", "mcts:simulations=3,widening=off,max_depth=2"]
+AGENTS = ["random", "greedy", "mcts:simulations=4", "mcts:simulations=3,widening=off,max_depth=2",
+          "mcts:simulations=16,engine=compiled"]
 
 
 def _game_or_skip(name: str):
@@ -24,7 +25,7 @@ def _agent_or_skip(spec: str, game):
     try:
         return make_agent(spec, game)
     except ConfigError as exc:
-        if "no greedy agent" in str(exc):
+        if "no greedy agent" in str(exc) or "no compiled search" in str(exc):
             pytest.skip(str(exc))
         raise
 

@@ -25,8 +25,8 @@ def test_plays_full_games_with_legal_actions(players, options):
 def test_beats_random_on_paired_seats():
     game = ToyGame(players=2)
     diffs = []
-    for seed in range(20):
-        mcts, rand = MCTSAgent(game, simulations=150), RandomAgent(game)
+    for seed in range(12):
+        mcts, rand = MCTSAgent(game, simulations=100), RandomAgent(game)
         first = play_game(game, [mcts, rand], seed)
         second = play_game(game, [rand, mcts], seed)
         diffs.append(int(first.scores[0] - first.scores[1] + second.scores[1] - second.scores[0]))

@@ -1,0 +1,187 @@
+"""Compiled root search for Cartographers: the MCTS agent's fast path (``engine="compiled"``).
+
+It runs the same algorithm as :class:`agents.mcts.MCTSAgent` with ``max_depth=1`` and random
+rollouts, entirely in numba: for each simulation, pick a root action (progressive widening in
+prior order, then UCB1 on normalised returns of the acting seat), determinize the root, apply
+the action, play uniformly random to the end, back up the per-seat totals.
+
+* Determinization (:func:`determinize_into`) mirrors ``CartographersGame.determinize``: the
+  explore cards still in the deck keep their identity, the ambushes still hidden (in the deck or
+  in the pile) are resampled, both orders are reshuffled and the chance stream gets fresh bits.
+  The hidden cards are first put in a canonical (sorted) order, so the result depends only on
+  what the player knows and the search's own seed, never on the real order.
+* Random rollouts use rejection sampling (:func:`fast_random_action`): a uniform draw over all
+  placements of the offered shapes, kept when it fits; after 24 misses (or under a ruins
+  constraint, in an ambush or for the 1x1 fallback) it falls back to the engine's enumerating
+  ``random_action``. Accepted draws are uniform over the legal placements, so the policy is the
+  engine's uniform random policy; only its speed differs.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from envs.cartographers.kernels import (
+    C_NOPT,
+    C_NTERR,
+    C_SHAPE,
+    M_AMB_POS,
+    M_CARD,
+    M_LEN,
+    M_PHASE,
+    M_POS,
+    M_RUINS,
+    N_AMBUSH_CARDS,
+    N_DECK_CARDS,
+    N_EXPLORE_CARDS,
+    PHASE_EXPLORE,
+    PHASE_OVER,
+    _place_action,
+    apply_action,
+    decision_map,
+    filled_bits,
+    random_action,
+    totals,
+)
+from envs.core.rng import next_u64, randint, shuffle_prefix
+
+_MISSES = 24
+
+
+@njit(cache=True)
+def determinize_into(src, dst, stream: np.ndarray) -> None:
+    """Copy state ``src`` into ``dst`` (same shapes) with the hidden future resampled from the
+    canonical order of the hidden cards (see the module docstring)."""
+    dst[0][:] = src[0]
+    dst[1][:] = src[1]
+    dst[2][:] = src[2]
+    dst[3][:] = src[3]
+    dst[4][:] = src[4]
+    dst[5][:] = src[5]
+    dst[6][:] = src[6]
+    dst[8][:] = src[8]
+    deck, amb, meta = dst[3], dst[4], dst[6]
+    pos, length, amb_pos = meta[M_POS], meta[M_LEN], meta[M_AMB_POS]
+    present = np.zeros(N_DECK_CARDS, np.bool_)
+    n_amb_deck = 0
+    for i in range(pos, length):
+        present[deck[i]] = True
+        if deck[i] >= N_EXPLORE_CARDS:
+            n_amb_deck += 1
+    for i in range(amb_pos, N_AMBUSH_CARDS):
+        present[amb[i]] = True
+    unseen = np.empty(N_AMBUSH_CARDS, np.int8)
+    n_unseen = 0
+    for c in range(N_EXPLORE_CARDS, N_DECK_CARDS):
+        if present[c]:
+            unseen[n_unseen] = c
+            n_unseen += 1
+    shuffle_prefix(unseen, n_unseen, stream)
+    rest = np.empty(N_DECK_CARDS, np.int8)
+    n_rest = 0
+    for c in range(N_EXPLORE_CARDS):
+        if present[c]:
+            rest[n_rest] = c
+            n_rest += 1
+    for j in range(n_amb_deck):
+        rest[n_rest] = unseen[j]
+        n_rest += 1
+    shuffle_prefix(rest, n_rest, stream)
+    for j in range(n_rest):
+        deck[pos + j] = rest[j]
+    for j in range(n_amb_deck, n_unseen):
+        amb[amb_pos + j - n_amb_deck] = unseen[j]
+    dst[7][0] = next_u64(stream)
+
+
+@njit(cache=True)
+def fast_random_action(st, tb, stream: np.ndarray, buf: np.ndarray) -> int:
+    """A uniformly random legal action, by rejection sampling when it is cheap (module doc)."""
+    meta, cards, bits, start, pl_cells = st[6], tb[2], tb[4], tb[6], tb[5]
+    if meta[M_PHASE] == PHASE_EXPLORE and meta[M_RUINS] == 0:
+        card = meta[M_CARD]
+        s0 = cards[card, C_SHAPE]
+        n0 = start[s0 + 1] - start[s0]
+        n1 = 0
+        s1 = -1
+        if cards[card, C_NOPT] > 1:
+            s1 = cards[card, C_SHAPE + 1]
+            n1 = start[s1 + 1] - start[s1]
+        f_lo, f_hi = filled_bits(st[0][decision_map(st)])
+        zero = np.uint64(0)
+        for _ in range(_MISSES):
+            i = randint(stream, n0 + n1)
+            if i < n0:
+                k = 0
+                pid = start[s0] + i
+            else:
+                k = 1
+                pid = start[s1] + i - n0
+            if (bits[pid, 0] & f_lo) == zero and (bits[pid, 1] & f_hi) == zero:
+                t = randint(stream, cards[card, C_NTERR])
+                return _place_action(t, k, pl_cells[pid, 5], pl_cells[pid, 6])
+    return random_action(st, tb, stream, buf)
+
+
+@njit(cache=True)
+def fast_playout(st, tb, stream: np.ndarray, buf: np.ndarray) -> None:
+    """Play ``st`` to the end with the uniform random policy (fast sampler)."""
+    meta = st[6]
+    while meta[M_PHASE] != PHASE_OVER:
+        apply_action(st, tb, fast_random_action(st, tb, stream, buf))
+
+
+@njit(cache=True)
+def root_search(st, scratch, tb, order: np.ndarray, n_sims: int, c: float, k_widen: float, alpha: float,
+                player: int, stream: np.ndarray, visits: np.ndarray, sums: np.ndarray,
+                acc: np.ndarray) -> None:
+    """Run ``n_sims`` more simulations of the root bandit. ``order``: root actions in widening
+    order; ``visits``/``sums`` (float64[n], float64[n, P]) and ``acc`` (float64[4]: lowest and
+    highest return seen, simulations so far, children so far) carry the search between calls;
+    ``scratch`` is a state tuple of the same shapes as ``st``."""
+    buf = np.empty((4096, 2), np.int32)
+    n = order.shape[0]
+    seats = sums.shape[1]
+    for _ in range(n_sims):
+        total = acc[2]
+        children = int(acc[3])
+        allowed = n
+        if k_widen > 0.0:
+            allowed = min(n, int(math.ceil(k_widen * (total + 1.0) ** alpha)))
+        if children < allowed:
+            slot = children
+            acc[3] = children + 1
+        else:
+            lo = acc[0]
+            scale = acc[1] - acc[0]
+            if scale <= 0.0:
+                scale = 1.0
+            log_total = math.log(max(total, 1.0))
+            best = -np.inf
+            slot = 0
+            for i in range(children):
+                u = (sums[i, player] / visits[i] - lo) / scale + c * math.sqrt(log_total / visits[i])
+                if u > best:
+                    best = u
+                    slot = i
+        determinize_into(st, scratch, stream)
+        apply_action(scratch, tb, order[slot])
+        fast_playout(scratch, tb, stream, buf)
+        ret = totals(scratch[8])
+        visits[slot] += 1.0
+        for p in range(seats):
+            v = float(ret[p])
+            sums[slot, p] += v
+            if v < acc[0]:
+                acc[0] = v
+            if v > acc[1]:
+                acc[1] = v
+        acc[2] = total + 1.0
+
+
+def new_scratch(state) -> tuple:
+    """A state tuple with the shapes of ``state`` for :func:`root_search`."""
+    return tuple(a.copy() for a in state.arrays())
