@@ -198,3 +198,24 @@ def test_bad_options_are_named():
         GameEnv(NimGame(2), opponent="nobody")
     with pytest.raises(ConfigError, match="Game"):
         GameEnv("nim")
+
+
+@pytest.mark.parametrize("case", CASES, ids=case_id)
+def test_mask_agrees_with_step(case):
+    # along an episode: sampled masked-legal actions step a copy cleanly, masked-illegal ones raise
+    env = make(case)
+    game = env.unwrapped.game
+    rng = np.random.default_rng(6)
+    obs, _ = env.reset(seed=17)
+    terminated = False
+    steps = 0
+    while not terminated and steps < 60:
+        mask = obs["action_mask"].astype(bool)
+        legal, illegal = np.flatnonzero(mask), np.flatnonzero(~mask)
+        for action in rng.choice(legal, size=min(3, legal.size), replace=False):
+            game.step(env.unwrapped.state.copy(), int(action))
+        for action in rng.choice(illegal, size=min(3, illegal.size), replace=False):
+            with pytest.raises(IllegalActionError):
+                game.step(env.unwrapped.state.copy(), int(action))
+        obs, _, terminated, _, _ = env.step(int(rng.choice(legal)))
+        steps += 1
