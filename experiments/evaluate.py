@@ -154,7 +154,8 @@ def lineups(agents: Sequence[str], players: int) -> list[tuple[str, ...]]:
         groups = list(itertools.combinations(agents, players))
     else:
         groups = [tuple(agents[i % len(agents)] for i in range(players))]
-    return [group[r:] + group[:r] for group in groups for r in range(players)]
+    rotations = [group[r:] + group[:r] for group in groups for r in range(players)]
+    return list(dict.fromkeys(rotations))  # repeated agents make some rotations identical
 
 
 def check_agents(game: Game, agents: Sequence[str]) -> None:
@@ -389,7 +390,8 @@ def print_tables(summary: dict[str, Any]) -> None:
         console.print(pairs)
     if "win_rates" in summary:
         elo = dict(zip(summary["ratings"]["names"], summary["ratings"]["elo"], strict=True))
-        wins = Table(title="win rates and Bradley-Terry ratings (Elo scale)")
+        note = "; regularised: someone never won" if summary["ratings"]["prior_games"] else ""
+        wins = Table(title=f"win rates and Bradley-Terry ratings (Elo scale{note})")
         for column in ("agent", "win rate", "95% Wilson CI", "Elo"):
             wins.add_column(column, justify="right")
         for name, w in summary["win_rates"].items():

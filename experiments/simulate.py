@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import numpy as np
 import pandas as pd
 
 from agents.base import agent_label
@@ -214,13 +215,14 @@ def load_results(out_dir: Path) -> pd.DataFrame:
 
 
 def summarize_results(frame: pd.DataFrame) -> dict[str, Any]:
-    """Per seat: totals (mean, SD, 95% CI), category means, and win share when several seats."""
+    """Per seat: totals (mean, SD, 95% CI), category means, and win share when several seats
+    (from the game's own winners, tie-breaks included; a shared win is split)."""
     from experiments import stats
 
     summary: dict[str, Any] = {"games": int(frame.seed.nunique()), "seats": {}}
     categories = [c for c in frame.columns if c.startswith("cat_")]
-    top = frame.total == frame.groupby("seed").total.transform("max")
-    frame = frame.assign(win=top / top.groupby(frame.seed).transform("sum"))  # shared wins split
+    if "win" not in frame.columns:  # solo: no winners
+        frame = frame.assign(win=np.nan)
     for seat, rows in frame.groupby("seat"):
         s = stats.summarize(rows.total)
         entry = {"agent": rows.agent.iloc[0], "mean": s.mean, "sd": s.sd, "se": s.se, "ci95": s.ci95_t,
