@@ -1,0 +1,90 @@
+"""Agent speed on solo Cartographers: MCTS simulations per second and greedy decision latency.
+
+``run_bench(quick) -> dict``; ``python -m experiments.bench_agents [--quick]`` prints JSON.
+Figures are per core: every timing is taken twice, as wall-clock and as this process's CPU
+time (``*_cpu``), because on a shared machine the CPU figure is the one that measures the code.
+One MCTS simulation = determinize the root, pick and apply a root action, random rollout to the
+end of the game, back up. Compile time is excluded (one warm-up call first).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from agents.base import make_agent
+from envs.core.registry import make_game
+
+
+def _timed(fn: Callable[[], object]) -> tuple[float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return time.perf_counter() - wall, time.process_time() - cpu
+
+
+def _mcts_rate(game, spec: str, state, repeats: int) -> dict[str, float]:
+    agent = make_agent(spec, game)
+    mask = game.legal_mask(state)
+    agent.act(state, mask, np.random.default_rng(0))  # warm-up: compiles
+    sims, wall, cpu = 0, 0.0, 0.0
+    for r in range(repeats):
+        w, c = _timed(lambda r=r: agent.act(state, mask, np.random.default_rng(r + 1)))
+        sims += agent.last_stats["simulations"]
+        wall += w
+        cpu += c
+    return {"sims_per_s": sims / wall, "sims_per_s_cpu": sims / cpu}
+
+
+def _rollout_rate(game, state, n: int) -> dict[str, float]:
+    game.rollout_returns(state.copy(), 0)
+    wall, cpu = _timed(lambda: [game.rollout_returns(state.copy(), s) for s in range(n)])
+    return {"games_per_s": n / wall, "games_per_s_cpu": n / cpu}
+
+
+def _greedy_latency(game, games: int) -> dict[str, float]:
+    agent = make_agent("greedy", game)
+    times = []
+    for seed in range(games + 1):
+        state = game.new_game(seed)
+        rng = np.random.default_rng(seed)
+        while not game.is_over(state):
+            mask = game.legal_mask(state)
+            start = time.perf_counter()
+            action = agent.act(state, mask, rng)
+            if seed > 0:  # game 0 is the warm-up
+                times.append(time.perf_counter() - start)
+            game.step(state, action)
+    ms = np.array(times) * 1e3
+    return {"decision_ms_mean": float(ms.mean()), "decision_ms_p95": float(np.percentile(ms, 95)),
+            "decisions": int(ms.size)}
+
+
+def run_bench(quick: bool = False) -> dict:
+    """Measure and return the figures (see the module docstring)."""
+    game = make_game("cartographers")
+    start = game.new_game(0)
+    mid = game.new_game(0)
+    for _ in range(15):
+        game.step(mid, int(np.flatnonzero(game.legal_mask(mid))[0]))
+    sims = 1000 if quick else 5000
+    repeats = 1 if quick else 3
+    out: dict[str, float | int | str] = {"game": "cartographers solo", "simulations_per_decision": sims}
+    for label, spec in (("mcts_compiled", f"mcts:simulations={sims},engine=compiled"),
+                        ("mcts_python_tree", f"mcts:simulations={sims // 5}"),
+                        ("mcts_python_depth1", f"mcts:simulations={sims // 5},max_depth=1")):
+        for where, state in (("start", start), ("mid", mid)):
+            for key, value in _mcts_rate(game, spec, state, repeats).items():
+                out[f"{label}_{where}_{key}"] = round(value, 1)
+    for key, value in _rollout_rate(game, start, 200 if quick else 1000).items():
+        out[f"engine_random_rollout_{key}"] = round(value, 1)
+    for key, value in _greedy_latency(game, 1 if quick else 5).items():
+        out[f"greedy_{key}"] = round(value, 3) if isinstance(value, float) else value
+    return out
+
+
+if __name__ == "__main__":
+    print(json.dumps(run_bench(quick="--quick" in sys.argv), indent=2))
