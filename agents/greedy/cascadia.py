@@ -1,0 +1,271 @@
+"""A greedy Cascadia agent: the best whole turn by immediate score change plus cheap look-ahead.
+
+For every market option (each pair, and with a nature token every tile/token combination) the
+agent plans the turn in one numba kernel: every frontier position x rotation for the tile and
+every matching empty hex (or the bag) for the token, scored with the incremental kernels of
+:mod:`envs.cascadia.kernels` (no board is rescored). The value of a turn is
+
+* the immediate score change: corridor gain (``corridor_gain``) + wildlife gain (``token_gain``)
+  + 1 per nature token earned on a keystone;
+* look-ahead features (weights in :data:`DEFAULT_WEIGHTS`, all overridable as options):
+  ``bear_single``: a lone bear with an empty bear hex beside it that touches no other bear (a pair
+  to come); ``elk_line``: per axis, an elk line through the token that an empty elk hex can
+  extend; ``salmon_run``: a salmon with at most one salmon neighbour and an empty salmon hex next
+  to it; ``fox_room``: per empty neighbour hex of a fox (more animals to see); ``hawk_room``:
+  a lone hawk keeps its neighbours free of hawks; ``edge_match``: per edge of the new tile that
+  matches its neighbour's habitat (corridors that will join later); ``open_spot``: per animal an
+  empty new tile can still take (future token spots);
+* nature-token thrift: spending a token costs ``nature_cost`` (its end-game point plus the
+  flexibility it keeps); earning one is worth ``nature_gain``.
+
+The free three-token redraw and the nature-token redraws are never used. The agent is
+deterministic: ``rng`` only breaks exact ties (it is not used; the first best wins).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit
+
+from envs.cascadia import kernels as K
+from envs.core.game import Game
+
+DEFAULT_WEIGHTS: dict[str, float] = {
+    "bear_single": 1.5,
+    "elk_line": 0.9,
+    "salmon_run": 0.9,
+    "fox_room": 0.25,
+    "hawk_room": 0.3,
+    "edge_match": 0.35,
+    "open_spot": 0.15,
+    "nature_cost": 1.4,
+    "nature_gain": 1.3,
+}
+W_NAMES = tuple(DEFAULT_WEIGHTS)
+BEAR_SINGLE, ELK_LINE, SALMON_RUN, FOX_ROOM, HAWK_ROOM, EDGE_MATCH, OPEN_SPOT, NATURE_COST, NATURE_GAIN = range(9)
+
+
+@njit(cache=True)
+def _allows(tiles, tokens, kind_info, p, c, w) -> bool:
+    """Cell c of seat p is an empty hex that can take animal w."""
+    if c < 0 or tiles[p, c] < 0 or tokens[p, c] >= 0:
+        return False
+    return (kind_info[tiles[p, c], 0] >> w) & 1 == 1
+
+
+@njit(cache=True)
+def _pattern_bonus(p, c, w, tiles, tokens, nbr, kind_info, weights) -> float:
+    """Look-ahead value of animal w on cell c (the token is not on the board)."""
+    v = 0.0
+    if w == K.BEAR:
+        alone = True
+        for d in range(6):
+            nb = nbr[c, d]
+            if nb >= 0 and tokens[p, nb] == K.BEAR:
+                alone = False
+        if alone:
+            for d in range(6):
+                nb = nbr[c, d]
+                if _allows(tiles, tokens, kind_info, p, nb, K.BEAR):
+                    clear = True
+                    for e in range(6):
+                        nb2 = nbr[nb, e]
+                        if nb2 >= 0 and nb2 != c and tokens[p, nb2] == K.BEAR:
+                            clear = False
+                    if clear:
+                        v += weights[BEAR_SINGLE]
+                        break
+    elif w == K.ELK:
+        for a in range(3):
+            fwd = nbr[c, a]
+            back = nbr[c, a + 3]
+            fwd_elk = fwd >= 0 and tokens[p, fwd] == K.ELK
+            back_elk = back >= 0 and tokens[p, back] == K.ELK
+            fwd_open = _allows(tiles, tokens, kind_info, p, fwd, K.ELK)
+            back_open = _allows(tiles, tokens, kind_info, p, back, K.ELK)
+            if (fwd_open and not back_elk) or (back_open and not fwd_elk) or (fwd_elk and back_open) \
+                    or (back_elk and fwd_open):
+                v += weights[ELK_LINE] / 3.0
+    elif w == K.SALMON:
+        count = 0
+        for d in range(6):
+            nb = nbr[c, d]
+            if nb >= 0 and tokens[p, nb] == K.SALMON:
+                count += 1
+        if count <= 1:
+            for d in range(6):
+                if _allows(tiles, tokens, kind_info, p, nbr[c, d], K.SALMON):
+                    v += weights[SALMON_RUN]
+                    break
+    elif w == K.HAWK:
+        alone = True
+        for d in range(6):
+            nb = nbr[c, d]
+            if nb >= 0 and tokens[p, nb] == K.HAWK:
+                alone = False
+        if alone:
+            v += weights[HAWK_ROOM]
+    else:
+        for d in range(6):
+            nb = nbr[c, d]
+            if nb >= 0 and tiles[p, nb] >= 0 and tokens[p, nb] < 0:
+                v += weights[FOX_ROOM]
+    return v
+
+
+@njit(cache=True)
+def _token_value(p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply, weights,
+                 kind) -> float:
+    v = K.token_gain(p, c, w, tokens, nbr, tables, stats, mark, members)
+    v += _pattern_bonus(p, c, w, tiles, tokens, nbr, kind_info, weights)
+    if kind_info[kind, 1] == w and supply > 0:
+        v += weights[NATURE_GAIN]
+    return v
+
+
+@njit(cache=True)
+def plan_turn(p, kind, w, tiles, edges, tokens, cells, flist, pinfo, nbr, kind_edges, kind_info, tables,
+              supply, weights):
+    """Best (value, tile action, token action) for tile ``kind`` and animal ``w`` (w < 0: none)."""
+    mark = np.zeros(nbr.shape[0], dtype=np.int32)
+    members = np.empty(K.MAX_CELLS, dtype=np.int32)
+    queue = np.empty(K.MAX_CELLS, dtype=np.int32)
+    stats = np.zeros(7, dtype=np.int32)
+    largest = np.zeros(5, dtype=np.int32)
+    K.wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, stats)
+    K.corridor_sizes(p, edges, cells, pinfo, nbr, mark, largest)
+    best_else = 0.0
+    best_else_action = K.A_RETURN
+    if w >= 0:
+        for k in range(pinfo[p, K.P_NCELLS]):
+            c = cells[p, k]
+            if tokens[p, c] < 0 and (kind_info[tiles[p, c], 0] >> w) & 1:
+                v = _token_value(p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply,
+                                 weights, tiles[p, c])
+                if v > best_else:
+                    best_else = v
+                    best_else_action = K.A_TOKEN + c
+    new_ok = w >= 0 and (kind_info[kind, 0] >> w) & 1
+    nrot = kind_info[kind, 2]
+    best = -1e9
+    best_tile = -1
+    best_token = K.A_RETURN
+    for f in range(pinfo[p, K.P_NFRONT]):
+        c = flist[p, f]
+        token_v = best_else
+        token_a = best_else_action
+        if new_ok:
+            tiles[p, c] = kind  # so the pattern look-ahead sees the new hex as part of the area
+            v = _token_value(p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply,
+                             weights, kind)
+            tiles[p, c] = -1
+            if v > token_v:
+                token_v = v
+                token_a = K.A_TOKEN + c
+        spots = 0
+        if token_a != K.A_TOKEN + c:
+            mask = kind_info[kind, 0]
+            for x in range(5):
+                spots += (mask >> x) & 1
+        for r in range(nrot):
+            v = K.corridor_gain(p, c, kind, r, edges, nbr, kind_edges, largest, mark, queue)
+            matched = 0
+            for d in range(6):
+                nb = nbr[c, d]
+                if nb >= 0 and edges[p, nb, 0] >= 0 and edges[p, nb, (d + 3) % 6] == kind_edges[kind, r, d]:
+                    matched += 1
+            total = v + weights[EDGE_MATCH] * matched + weights[OPEN_SPOT] * spots + token_v
+            if total > best:
+                best = total
+                best_tile = K.A_TILE + 6 * c + r
+                best_token = token_a
+    return best, best_tile, best_token
+
+
+@njit(cache=True)
+def choose_market(p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info, tables,
+                  supply, weights) -> int:
+    """The market action (a pair, or a nature-token pick) with the best planned turn."""
+    best = -1e9
+    best_action = K.A_PAIR
+    values = np.full((4, 4), -1e9)
+    for i in range(4):
+        if market[0, i] < 0:
+            continue
+        for j in range(4):
+            if j != i and pinfo[p, K.P_NATURE] == 0:
+                continue
+            v, _, _ = plan_turn(p, market[0, i], market[1, j], tiles, edges, tokens, cells, flist, pinfo, nbr,
+                                kind_edges, kind_info, tables, supply, weights)
+            values[i, j] = v
+    for i in range(4):
+        if values[i, i] > best:
+            best = values[i, i]
+            best_action = K.A_PAIR + i
+    for i in range(4):
+        for j in range(4):
+            if j != i and values[i, j] - weights[NATURE_COST] > best:
+                best = values[i, j] - weights[NATURE_COST]
+                best_action = K.A_FREE + 4 * i + j
+    return best_action
+
+
+class CascadiaGreedyAgent:
+    """Greedy Cascadia agent (see the module docstring for the features and options)."""
+
+    name = "greedy"
+
+    def __init__(self, game: Game, **options: Any):
+        if getattr(game, "name", "") != "cascadia":
+            raise ValueError("CascadiaGreedyAgent plays cascadia only")
+        unknown = set(options) - set(DEFAULT_WEIGHTS)
+        if unknown:
+            from envs.core.errors import ConfigError
+
+            raise ConfigError(f"unknown greedy option(s) {sorted(unknown)}; known: {list(DEFAULT_WEIGHTS)}")
+        self.game = game
+        self.weights = np.array([float(options.get(k, v)) for k, v in DEFAULT_WEIGHTS.items()])
+
+    def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
+        g = self.game
+        s = state
+        p = int(s.ctl[K.C_CUR])
+        phase = int(s.ctl[K.C_PHASE])
+        supply = int(s.ctl[K.C_SUPPLY])
+        if phase == K.PHASE_MARKET:
+            action = choose_market(p, s.tiles, s.edges, s.tokens, s.cells, s.flist, s.pinfo, s.market, g.nbr,
+                                   g.kind_edges, g.kind_info, g.tables, supply, self.weights)
+        else:
+            _, tile_a, token_a = plan_turn(p, int(s.ctl[K.C_HAND_TILE]), int(s.ctl[K.C_HAND_TOKEN]), s.tiles,
+                                           s.edges, s.tokens, s.cells, s.flist, s.pinfo, g.nbr, g.kind_edges,
+                                           g.kind_info, g.tables, supply, self.weights)
+            action = tile_a
+            if phase == K.PHASE_TOKEN:
+                action = self._token_choice(s, p, supply)
+        if not legal_mask[action]:  # never expected; stay legal whatever happens
+            action = int(np.flatnonzero(legal_mask)[0])
+        return int(action)
+
+    def _token_choice(self, s, p: int, supply: int) -> int:
+        """Best target for the token in hand once the tile lies (the planned one, re-derived)."""
+        g = self.game
+        w = int(s.ctl[K.C_HAND_TOKEN])
+        best, best_a = 0.0, K.A_RETURN
+        mark = np.zeros(g.nbr.shape[0], dtype=np.int32)
+        members = np.empty(K.MAX_CELLS, dtype=np.int32)
+        stats = np.zeros(7, dtype=np.int32)
+        K.wildlife_stats(p, s.tokens, s.cells, s.pinfo, g.nbr, g.tables, mark, stats)
+        for a in g.legal_actions(s):
+            if a == K.A_RETURN:
+                continue
+            c = int(a - K.A_TOKEN)
+            v = _token_value(p, c, w, s.tiles, s.tokens, g.nbr, g.kind_info, g.tables, stats, mark, members,
+                             supply, self.weights, int(s.tiles[p, c]))
+            if v > best:
+                best, best_a = v, int(a)
+        return best_a
+
+
+GreedyAgent = CascadiaGreedyAgent
