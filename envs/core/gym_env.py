@@ -84,8 +84,9 @@ class GameEnv(gym.Env):
         game: the rules object (``envs.core.registry.make_game(...)``).
         seat: the learner's seat.
         opponent: agent spec for every other seat ("random", "greedy", "mcts:simulations=64", or
-            a dict), built with :func:`agents.base.make_agent`; each seat's agent draws from its
-            own stream ``numpy_generator(game_seed, f"seat{i}")``.
+            a dict), built with :func:`agents.base.make_agent`, or an agent object (one instance
+            shared by the seats); each seat's agent draws from its own stream
+            ``numpy_generator(game_seed, f"seat{i}")``.
         render_mode: None, "ansi" or "rgb_array".
         illegal_action: "raise" (default) or "penalize" (see the module docstring).
         illegal_penalty: reward of a penalized illegal action.
@@ -93,7 +94,7 @@ class GameEnv(gym.Env):
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
-    def __init__(self, game: Game, seat: int = 0, opponent: str | dict = "random",
+    def __init__(self, game: Game, seat: int = 0, opponent: str | dict | Any = "random",
                  render_mode: str | None = None, illegal_action: str = "raise",
                  illegal_penalty: float = -1.0):
         super().__init__()
@@ -114,9 +115,7 @@ class GameEnv(gym.Env):
         self._opponents: dict[int, Any] = {}
         self._opponent_rngs: dict[int, np.random.Generator] = {}
         if game.num_players() > 1:  # build once now, so a bad spec fails at construction
-            from agents.base import make_agent
-
-            self._opponents = {i: make_agent(opponent, game)
+            self._opponents = {i: self._build_opponent(opponent)
                                for i in range(game.num_players()) if i != self.seat}
 
     # ---- Gymnasium API ------------------------------------------------------------------------
@@ -191,6 +190,15 @@ class GameEnv(gym.Env):
         if self.game.is_over(self.state) or self.game.current_player(self.state) != self.seat:
             return np.zeros(self.game.num_actions, dtype=bool)
         return np.asarray(self.game.legal_mask(self.state), dtype=bool)
+
+    def _build_opponent(self, opponent: Any) -> Any:
+        if isinstance(opponent, (str, dict)):
+            from agents.base import make_agent
+
+            return make_agent(opponent, self.game)
+        if callable(getattr(opponent, "act", None)):
+            return opponent  # an agent object, e.g. a frozen policy for self-play
+        raise ConfigError(f"opponent must be an agent spec (str or dict) or an agent, got {opponent!r}")
 
     def _play_opponents(self) -> None:
         while not self.game.is_over(self.state):

@@ -219,3 +219,17 @@ def test_mask_agrees_with_step(case):
                 game.step(env.unwrapped.state.copy(), int(action))
         obs, _, terminated, _, _ = env.step(int(rng.choice(legal)))
         steps += 1
+
+
+def test_opponent_may_be_an_agent_object():
+    class TakeOne:
+        name = "take-one"
+
+        def act(self, state, legal_mask, rng):
+            return 0
+
+    env = GameEnv(NimGame(2), seat=1, opponent=TakeOne())
+    env.reset(seed=0)
+    assert env.state.stones[0] == 1  # the opponent took one stone
+    with pytest.raises(ConfigError, match="opponent"):
+        GameEnv(NimGame(2), opponent=42)
