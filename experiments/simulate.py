@@ -234,22 +234,24 @@ def summarize_results(frame: pd.DataFrame) -> dict[str, Any]:
 
 
 def print_summary(summary: dict[str, Any], result: SimulationResult) -> None:
+    """One column per seat, one row per measure (games can have many categories)."""
     from rich.console import Console
     from rich.table import Table
 
-    table = Table(title=f"{summary['games']} games in {result.out_dir} "
-                        f"({result.chunks_run} chunks run, {result.chunks_skipped} already done, "
-                        f"{result.seconds:.1f} s)")
-    categories = list(next(iter(summary["seats"].values()))["categories"])
-    multi = len(summary["seats"]) > 1
-    for column in ["seat", "agent", "mean", "SD", "95% CI", "min/max", *(["win share"] if multi else []),
-                   *categories]:
-        table.add_column(column, justify="left" if column == "agent" else "right")
-    for seat, s in summary["seats"].items():
-        table.add_row(str(seat), s["agent"], f"{s['mean']:.2f}", f"{s['sd']:.2f}",
-                      f"[{s['ci95'][0]:.2f}, {s['ci95'][1]:.2f}]", f"{s['min']:.0f}/{s['max']:.0f}",
-                      *([f"{s['win_share']:.3f}"] if multi else []),
-                      *(f"{s['categories'][c]:.2f}" for c in categories))
+    seats = summary["seats"]
+    table = Table(title=f"{summary['games']} games in {result.out_dir} ({result.chunks_run} chunks run, "
+                        f"{result.chunks_skipped} already done, {result.seconds:.1f} s)")
+    table.add_column("measure")
+    for seat, s in seats.items():
+        table.add_column(f"seat {seat}: {s['agent']}", justify="right")
+    table.add_row("mean total", *(f"{s['mean']:.2f}" for s in seats.values()))
+    table.add_row("SD", *(f"{s['sd']:.2f}" for s in seats.values()))
+    table.add_row("95% CI", *(f"[{s['ci95'][0]:.2f}, {s['ci95'][1]:.2f}]" for s in seats.values()))
+    table.add_row("min / max", *(f"{s['min']:.0f} / {s['max']:.0f}" for s in seats.values()))
+    if len(seats) > 1:
+        table.add_row("win share", *(f"{s['win_share']:.3f}" for s in seats.values()))
+    for category in next(iter(seats.values()))["categories"]:
+        table.add_row(category, *(f"{s['categories'][category]:.2f}" for s in seats.values()))
     Console().print(table)
 
 
