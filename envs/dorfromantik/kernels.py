@@ -426,7 +426,7 @@ def advance(cells, frontier, deck, meta, rot_edges, task_type) -> None:
         if must_draw_task(meta):
             tile = deck[DECK_TASK + meta[M_TASK_POS]]
             meta[M_TASK_POS] += 1
-            t = task_type[tile] - 1
+            t = np.int64(task_type[tile]) - 1
             marker = deck[DECK_MARKER + 5 * t + meta[M_MARKER_POS + t]]
             meta[M_MARKER_POS + t] += 1
         else:
@@ -455,7 +455,7 @@ def score_breakdown(cells, placed, uf, meta, flag, out) -> None:
     for t in range(5):
         out[S_TASKS + t] = meta[M_TASK_POINTS + t]
     for p in range(meta[M_PLACED]):
-        f = flag[placed[p, 1]]
+        f = np.int64(flag[placed[p, 1]])
         if f > 0:
             root = uf_root(uf, p * 5 + f - 1)
             if uf[2, root] == 0:
@@ -663,7 +663,7 @@ def evaluate_placement(cells, placed, uf, tasks, meta, rot_edges, task_type, fla
             value += weights[7] * (min(out2[1], 4) - (target - out2[0]) * 0.5)
     # flags already on the board whose area this placement closes
     for p in range(meta[M_PLACED]):
-        f = flag[placed[p, 1]]
+        f = np.int64(flag[placed[p, 1]])
         if f == 0:
             continue
         root = uf_root(uf, p * 5 + f - 1)
@@ -680,7 +680,7 @@ def evaluate_placement(cells, placed, uf, tasks, meta, rot_edges, task_type, fla
                 value += weights[0] * out2[0]
         elif uf[2, root] - _closures(cells, uf, rot_edges, tile, rot, cell, f, root) == 0:
             value += weights[0] * uf[1, root]
-    f = flag[tile]
+    f = np.int64(flag[tile])
     if f > 0:
         group_after(cells, uf, rot_edges, tile, rot, cell, f, out2)
         if out2[1] == 0:

@@ -25,6 +25,8 @@ class ReferenceGame:
     def __init__(self, seed: int, players: int = 1, data: DorfData | None = None):
         self.data = data or default_data()
         self.players = players
+        self._edges = [tuple(int(e) for e in row) for row in self.data.edges]
+        self._task_type = [int(t) for t in self.data.task_type]
         stream = new_stream(int(seed), "dorfromantik/stacks")
         land = np.arange(48, dtype=np.int16)
         task = np.arange(48, 73, dtype=np.int16)
@@ -50,7 +52,7 @@ class ReferenceGame:
 
     def edge(self, tile: int, rot: int, d: int) -> int:
         """Terrain of ``tile`` turned ``rot`` steps clockwise, toward direction d."""
-        return int(self.data.edges[tile][(-d - rot) % 6])
+        return self._edges[tile][(-d - rot) % 6]
 
     @staticmethod
     def neighbour(pos: Pos, d: int) -> Pos:
@@ -104,7 +106,7 @@ class ReferenceGame:
         return {self.neighbour(p, d) for p in self.board for d in range(6)} - set(self.board)
 
     def keeps_task_possible(self, tile: int, pos: Pos, rot: int) -> bool:
-        terrain = int(self.data.task_type[tile])
+        terrain = self._task_type[tile]
         board = dict(self.board)
         board[pos] = (tile, rot)
         tiles, open_edges = self.group(board, pos, terrain)
@@ -119,7 +121,7 @@ class ReferenceGame:
             return set()
         legal = {(p[0], p[1], rot) for p in self.candidate_positions() for rot in range(6)
                  if self.edge_legal(tile, p, rot)}
-        if self.data.task_type[tile] and tile == self.drawn:
+        if self._task_type[tile] and tile == self.drawn:
             keep = {m for m in legal if self.keeps_task_possible(tile, (m[0], m[1]), m[2])}
             if keep:
                 return keep
@@ -132,7 +134,7 @@ class ReferenceGame:
             open_count = sum(1 for t in self.tasks if t["status"] == "open")
             if self.task_stack and (self.turn < 3 or open_count < 3):
                 tile = self.task_stack.pop(0)
-                kind = int(self.data.task_type[tile]) - 1
+                kind = self._task_type[tile] - 1
                 self.marker = self.markers[kind].pop(0)
             elif self.land:
                 tile = self.land.pop(0)
@@ -152,7 +154,7 @@ class ReferenceGame:
             raise ValueError(f"illegal placement {(q, r, rot)}")
         tile = self.drawn
         self.board[(q, r)] = (tile, rot)
-        terrain = int(self.data.task_type[tile])
+        terrain = self._task_type[tile]
         if terrain:
             self.tasks.append({"pos": (q, r), "terrain": terrain, "target": self.marker, "status": "open"})
         for task in self.tasks:

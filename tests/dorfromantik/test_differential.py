@@ -151,3 +151,20 @@ def test_window_extent_over_many_compiled_games():
         m = state.meta
         worst = max(worst, int(m[K.M_QMAX] - m[K.M_QMIN]), int(m[K.M_RMAX] - m[K.M_RMIN]))
     assert worst <= 2 * (game.window_radius - 1)
+
+
+@pytest.mark.slow
+def test_plain_python_kernels_play_the_same_games(game):
+    """NUMBA_DISABLE_JIT=1 runs the kernels as Python and must give the very same games."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("from envs.dorfromantik.game import DorfromantikGame\n"
+            "g = DorfromantikGame(players=2)\n"
+            "print([g.rollout_returns(g.new_game(s), s, p)[0]\n"
+            "       for s in (3, 4) for p in ('random', 'greedy')])\n")
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1", PYTHONWARNINGS="ignore")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    expected = [game.rollout_returns(game.new_game(s), s, p)[0] for s in (3, 4) for p in ("random", "greedy")]
+    assert out.stdout.strip() == str(expected)
