@@ -22,6 +22,9 @@ Design (why it is sound for games with hidden, random futures such as a shuffled
   min/max of every return seen in this search, so ``c`` is scale free.
 * **Rollouts.** ``game.rollout_returns(state, seed, policy)``: the game's compiled loop
   (``rollout="random"`` or ``"greedy"``) plays the leaf to the end.
+* **Paired futures** (``paired=true``): the k-th visit of every root child is simulated on the
+  k-th sampled future (same determinization and rollout seed), so root children are compared on
+  common random numbers; this removes most of the deck-order noise from their differences.
 * **Budget.** ``simulations`` per decision, or ``time_limit`` seconds (whichever ends first when
   both are given). The final move is the most visited root child (ties: higher mean).
 
@@ -92,7 +95,7 @@ class MCTSAgent:
     def __init__(self, game: Game, simulations: int | None = 200, time_limit: float | None = None,
                  c: float = 0.7, rollout: str = "random", widening: Any = (2.0, 0.5),
                  prior: str = "random", max_depth: int | None = None, determinize_every: int = 1,
-                 seed_offset: int = 0, engine: str = "python"):
+                 seed_offset: int = 0, engine: str = "python", paired: bool = False):
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
             raise ConfigError(f"mcts: simulations must be a positive integer, got {simulations!r}")
         if time_limit is not None and (not isinstance(time_limit, int | float) or time_limit <= 0):
@@ -112,6 +115,10 @@ class MCTSAgent:
                               f"got {determinize_every!r}")
         if not isinstance(seed_offset, int):
             raise ConfigError(f"mcts: seed_offset must be an integer, got {seed_offset!r}")
+        if not isinstance(paired, bool):
+            raise ConfigError(f"mcts: paired must be true or false, got {paired!r}")
+        if paired and determinize_every != 1:
+            raise ConfigError("mcts: paired determinizations need determinize_every=1")
         if engine not in ("python", "compiled"):
             raise ConfigError(f"mcts: engine must be 'python' or 'compiled', got {engine!r}")
         self._compiled = None
@@ -132,6 +139,7 @@ class MCTSAgent:
         self.determinize_every = determinize_every
         self.seed_offset = seed_offset
         self.engine = engine
+        self.paired = paired
         self._ranker = _greedy_ranker(game) if prior == "greedy" else None
         self._rollout = _rollout_function(game, rollout)
         self.last_stats: dict[str, Any] = {}
@@ -165,13 +173,20 @@ class MCTSAgent:
         while sims < limit:
             if deadline is not None and sims > 0 and time.perf_counter() >= deadline:
                 break
-            if sims % self.determinize_every == 0 or det is None:
+            first = None
+            seed = (seed_base + sims) % _SEED_BOUND
+            if self.paired:
+                # the k-th visit of every root child sees the k-th sampled future (common random numbers)
+                first = self._select(root, state, legal_mask, root_player, rng, bounds, is_root=True)
+                visit = int(root.visits[first[0]])
+                seed = (seed_base + visit) % _SEED_BOUND
+                sim_state = game.determinize(state, np.random.default_rng([seed_base, visit]))
+            elif sims % self.determinize_every == 0 or det is None:
                 det = game.determinize(state, rng)
                 sim_state = det if self.determinize_every == 1 else det.copy()
             else:
                 sim_state = det.copy()
-            self._simulate(root, sim_state, legal_mask, root_player, rng, bounds,
-                           (seed_base + sims) % _SEED_BOUND)
+            self._simulate(root, sim_state, legal_mask, root_player, rng, bounds, seed, first)
             sims += 1
         elapsed = time.perf_counter() - start
         best = _best_slot(root, root_player)
@@ -234,7 +249,8 @@ class MCTSAgent:
     # ---- one simulation ----------------------------------------------------------------------
 
     def _simulate(self, root: _Node, state: State, root_mask: np.ndarray, root_player: int,
-                  rng: np.random.Generator, bounds: list[float], seed: int) -> None:
+                  rng: np.random.Generator, bounds: list[float], seed: int,
+                  first: tuple[int, bool] | None = None) -> None:
         game = self.game
         path: list[tuple[_Node, int]] = []
         node: _Node | None = root
@@ -242,7 +258,10 @@ class MCTSAgent:
         mask = root_mask
         player = root_player
         while True:
-            slot, is_new = self._select(node, state, mask, player, rng, bounds, is_root=depth == 0)
+            if depth == 0 and first is not None:
+                slot, is_new = first
+            else:
+                slot, is_new = self._select(node, state, mask, player, rng, bounds, is_root=depth == 0)
             path.append((node, slot))
             game.step(state, int(node.actions[slot]))
             depth += 1

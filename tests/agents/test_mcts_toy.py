@@ -14,7 +14,7 @@ from tests.agents.toy_game import BLIND, GAMBLE, TAKE, ToyGame, play_game
 
 @pytest.mark.parametrize("players", [1, 2, 3])
 @pytest.mark.parametrize("options", [{}, {"widening": "off"}, {"max_depth": 1}, {"determinize_every": 4},
-                                     {"rollout": "greedy"}])
+                                     {"rollout": "greedy"}, {"paired": True}])
 def test_plays_full_games_with_legal_actions(players, options):
     game = ToyGame(players=players)
     agents = [MCTSAgent(game, simulations=40, **options) for _ in range(players)]
@@ -122,6 +122,8 @@ def test_same_rng_same_decision():
     ("mcts:c=-1", "c (exploration"),
     ("mcts:max_depth=0", "max_depth"),
     ("mcts:determinize_every=0", "determinize_every"),
+    ("mcts:paired=true,determinize_every=2", "paired"),
+    ("mcts:paired=yes", "paired"),
     ("mcts:simulatons=10", "bad options for agent 'mcts'"),
 ])
 def test_bad_options_give_clear_errors(spec, fragment):
@@ -132,3 +134,23 @@ def test_bad_options_give_clear_errors(spec, fragment):
 def test_greedy_prior_needs_a_greedy_agent():
     with pytest.raises(ConfigError, match="no greedy agent for game 'toy'"):
         MCTSAgent(ToyGame(), prior="greedy")
+
+
+def test_paired_visits_share_futures():
+    """With paired futures the k-th visit of each root child uses the k-th determinization."""
+    game = ToyGame(players=1, turns=2)
+    state = game.new_game(4)
+    seen = []
+    real = game.determinize
+
+    def spy(st, rng):
+        out = real(st, rng)
+        seen.append(tuple(out.deck.tolist()))
+        return out
+
+    game.determinize = spy
+    agent = MCTSAgent(game, simulations=9, widening="off", paired=True)
+    agent.act(state, game.legal_mask(state), np.random.default_rng(0))
+    children = agent.last_stats["children"]
+    assert children == 3 and len(seen) == 9
+    assert len(set(seen[:children])) == 1  # the first visit of every child: the same future

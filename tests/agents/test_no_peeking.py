@@ -61,7 +61,7 @@ def test_toy_determinize_does_not_depend_on_the_real_order():
 
 # ---- Cartographers ------------------------------------------------------------------------------
 
-CARTO_AGENTS = ["mcts:simulations=24", "mcts:simulations=4,prior=greedy,rollout=greedy", "greedy",
+CARTO_AGENTS = ["mcts:simulations=24", "mcts:simulations=4,prior=greedy,rollout=greedy,paired=true", "greedy",
                 "mcts:simulations=300,engine=compiled"]
 
 
