@@ -124,9 +124,9 @@ class MCTSAgent:
         self._compiled = None
         if engine == "compiled":
             self._compiled = _compiled_search(game)
-            if rollout != "random" or max_depth not in (None, 1) or determinize_every != 1:
+            if rollout != "random" or max_depth not in (None, 1) or determinize_every != 1 or paired:
                 raise ConfigError("mcts: engine=compiled is the root bandit with random rollouts: it takes "
-                                  "no rollout, max_depth or determinize_every option")
+                                  "no rollout, max_depth, determinize_every or paired option")
             max_depth = 1
         self.game = game
         self.simulations = simulations
