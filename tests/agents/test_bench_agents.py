@@ -1,0 +1,15 @@
+"""The agents benchmark runs and reports positive rates (a smoke test; the figures are not checked)."""
+
+from __future__ import annotations
+
+import pytest
+
+
+@pytest.mark.slow
+def test_quick_bench_reports_rates():
+    from experiments.bench_agents import run_bench
+
+    figures = run_bench(quick=True)
+    for key in ("mcts_compiled_start_sims_per_s_cpu", "mcts_python_tree_start_sims_per_s",
+                "engine_random_rollout_games_per_s", "greedy_decision_ms_mean"):
+        assert figures[key] > 0, key
