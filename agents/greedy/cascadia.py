@@ -149,7 +149,7 @@ def plan_turn(p, kind, w, tiles, edges, tokens, cells, flist, pinfo, nbr, kind_e
                     best_else = v
                     best_else_action = K.A_TOKEN + c
     new_ok = w >= 0 and (kind_info[kind, 0] >> w) & 1
-    nrot = kind_info[kind, 2]
+    nrot = int(kind_info[kind, 2])
     best = -1e9
     best_tile = -1
     best_token = K.A_RETURN
@@ -228,6 +228,8 @@ class CascadiaGreedyAgent:
             raise ConfigError(f"unknown greedy option(s) {sorted(unknown)}; known: {list(DEFAULT_WEIGHTS)}")
         self.game = game
         self.weights = np.array([float(options.get(k, v)) for k, v in DEFAULT_WEIGHTS.items()])
+        #: how often the planned action was not legal and the first legal one was played instead
+        self.fallbacks = 0
 
     def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
         g = self.game
@@ -246,6 +248,7 @@ class CascadiaGreedyAgent:
             if phase == K.PHASE_TOKEN:
                 action = self._token_choice(s, p, supply)
         if not legal_mask[action]:  # never expected; stay legal whatever happens
+            self.fallbacks += 1
             action = int(np.flatnonzero(legal_mask)[0])
         return int(action)
 
