@@ -31,6 +31,7 @@ from numba import njit
 
 from envs.cascadia import kernels as K
 from envs.core.game import Game
+from envs.core.rng import derive_seed, randint
 
 DEFAULT_WEIGHTS: dict[str, float] = {
     "bear_single": 1.5,
@@ -44,8 +45,9 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "nature_gain": 1.3,
 }
 W_NAMES = tuple(DEFAULT_WEIGHTS)
-(BEAR_SINGLE, ELK_LINE, SALMON_RUN, FOX_ROOM, HAWK_ROOM, EDGE_MATCH, OPEN_SPOT, NATURE_COST,
- NATURE_GAIN) = range(9)
+(BEAR_SINGLE, ELK_LINE, SALMON_RUN, FOX_ROOM, HAWK_ROOM, EDGE_MATCH, OPEN_SPOT, NATURE_COST, NATURE_GAIN) = (
+    range(9)
+)
 
 
 @njit(cache=True)
@@ -86,8 +88,12 @@ def _pattern_bonus(p, c, w, tiles, tokens, nbr, kind_info, weights) -> float:
             back_elk = back >= 0 and tokens[p, back] == K.ELK
             fwd_open = _allows(tiles, tokens, kind_info, p, fwd, K.ELK)
             back_open = _allows(tiles, tokens, kind_info, p, back, K.ELK)
-            if (fwd_open and not back_elk) or (back_open and not fwd_elk) or (fwd_elk and back_open) \
-                    or (back_elk and fwd_open):
+            if (
+                (fwd_open and not back_elk)
+                or (back_open and not fwd_elk)
+                or (fwd_elk and back_open)
+                or (back_elk and fwd_open)
+            ):
                 v += weights[ELK_LINE] / 3.0
     elif w == K.SALMON:
         count = 0
@@ -117,8 +123,9 @@ def _pattern_bonus(p, c, w, tiles, tokens, nbr, kind_info, weights) -> float:
 
 
 @njit(cache=True)
-def _token_value(p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply, weights,
-                 kind) -> float:
+def _token_value(
+    p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply, weights, kind
+) -> float:
     v = K.token_gain(p, c, w, tokens, nbr, tables, stats, mark, members)
     v += _pattern_bonus(p, c, w, tiles, tokens, nbr, kind_info, weights)
     if kind_info[kind, 1] == w and supply > 0:
@@ -127,8 +134,9 @@ def _token_value(p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, me
 
 
 @njit(cache=True)
-def plan_turn(p, kind, w, tiles, edges, tokens, cells, flist, pinfo, nbr, kind_edges, kind_info, tables,
-              supply, weights):
+def plan_turn(
+    p, kind, w, tiles, edges, tokens, cells, flist, pinfo, nbr, kind_edges, kind_info, tables, supply, weights
+):
     """Best (value, tile action, token action) for tile ``kind`` and animal ``w`` (w < 0: none)."""
     mark = np.zeros(nbr.shape[0], dtype=np.int32)
     members = np.empty(K.MAX_CELLS, dtype=np.int32)
@@ -143,8 +151,22 @@ def plan_turn(p, kind, w, tiles, edges, tokens, cells, flist, pinfo, nbr, kind_e
         for k in range(pinfo[p, K.P_NCELLS]):
             c = cells[p, k]
             if tokens[p, c] < 0 and (kind_info[tiles[p, c], 0] >> w) & 1:
-                v = _token_value(p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply,
-                                 weights, tiles[p, c])
+                v = _token_value(
+                    p,
+                    c,
+                    w,
+                    tiles,
+                    tokens,
+                    nbr,
+                    kind_info,
+                    tables,
+                    stats,
+                    mark,
+                    members,
+                    supply,
+                    weights,
+                    tiles[p, c],
+                )
                 if v > best_else:
                     best_else = v
                     best_else_action = K.A_TOKEN + c
@@ -159,8 +181,9 @@ def plan_turn(p, kind, w, tiles, edges, tokens, cells, flist, pinfo, nbr, kind_e
         token_a = best_else_action
         if new_ok:
             tiles[p, c] = kind  # so the pattern look-ahead sees the new hex as part of the area
-            v = _token_value(p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply,
-                             weights, kind)
+            v = _token_value(
+                p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply, weights, kind
+            )
             tiles[p, c] = -1
             if v > token_v:
                 token_v = v
@@ -186,11 +209,10 @@ def plan_turn(p, kind, w, tiles, edges, tokens, cells, flist, pinfo, nbr, kind_e
 
 
 @njit(cache=True)
-def choose_market(p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info, tables,
-                  supply, weights) -> int:
-    """The market action (a pair, or a nature-token pick) with the best planned turn."""
-    best = -1e9
-    best_action = K.A_PAIR
+def market_values(
+    p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info, tables, supply, weights
+) -> np.ndarray:
+    """Planned value of taking tile i with token j (j != i costs a nature token); -1e9 if unavailable."""
     values = np.full((4, 4), -1e9)
     for i in range(4):
         if market[0, i] < 0:
@@ -198,19 +220,250 @@ def choose_market(p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kin
         for j in range(4):
             if j != i and pinfo[p, K.P_NATURE] == 0:
                 continue
-            v, _, _ = plan_turn(p, market[0, i], market[1, j], tiles, edges, tokens, cells, flist, pinfo, nbr,
-                                kind_edges, kind_info, tables, supply, weights)
-            values[i, j] = v
+            v, _, _ = plan_turn(
+                p,
+                market[0, i],
+                market[1, j],
+                tiles,
+                edges,
+                tokens,
+                cells,
+                flist,
+                pinfo,
+                nbr,
+                kind_edges,
+                kind_info,
+                tables,
+                supply,
+                weights,
+            )
+            values[i, j] = v if j == i else v - weights[NATURE_COST]
+    return values
+
+
+@njit(cache=True)
+def choose_market(
+    p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info, tables, supply, weights
+) -> int:
+    """The market action (a pair, or a nature-token pick) with the best planned turn."""
+    values = market_values(
+        p,
+        tiles,
+        edges,
+        tokens,
+        cells,
+        flist,
+        pinfo,
+        market,
+        nbr,
+        kind_edges,
+        kind_info,
+        tables,
+        supply,
+        weights,
+    )
+    best = -1e9
+    best_action = K.A_PAIR
     for i in range(4):
         if values[i, i] > best:
             best = values[i, i]
             best_action = K.A_PAIR + i
     for i in range(4):
         for j in range(4):
-            if j != i and values[i, j] - weights[NATURE_COST] > best:
-                best = values[i, j] - weights[NATURE_COST]
+            if j != i and values[i, j] > best:
+                best = values[i, j]
                 best_action = K.A_FREE + 4 * i + j
     return best_action
+
+
+@njit(cache=True)
+def token_values(
+    p, w, tiles, tokens, cells, pinfo, nbr, kind_info, tables, supply, weights, out_cells, out_values
+) -> int:
+    """Value of every empty hex of seat p that takes animal w; returns how many were written."""
+    mark = np.zeros(nbr.shape[0], dtype=np.int32)
+    members = np.empty(K.MAX_CELLS, dtype=np.int32)
+    stats = np.zeros(7, dtype=np.int32)
+    K.wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, stats)
+    n = 0
+    for k in range(pinfo[p, K.P_NCELLS]):
+        c = cells[p, k]
+        if tokens[p, c] < 0 and (kind_info[tiles[p, c], 0] >> w) & 1:
+            out_cells[n] = c
+            out_values[n] = _token_value(
+                p,
+                c,
+                w,
+                tiles,
+                tokens,
+                nbr,
+                kind_info,
+                tables,
+                stats,
+                mark,
+                members,
+                supply,
+                weights,
+                tiles[p, c],
+            )
+            n += 1
+    return n
+
+
+@njit(cache=True)
+def choose_token(p, w, tiles, tokens, cells, pinfo, nbr, kind_info, tables, supply, weights) -> int:
+    """The best hex for the token in hand, or the bag when no hex is worth more than 0."""
+    out_cells = np.empty(K.MAX_CELLS, dtype=np.int32)
+    out_values = np.empty(K.MAX_CELLS)
+    n = token_values(
+        p, w, tiles, tokens, cells, pinfo, nbr, kind_info, tables, supply, weights, out_cells, out_values
+    )
+    best = 0.0
+    action = K.A_RETURN
+    for k in range(n):
+        if out_values[k] > best:
+            best = out_values[k]
+            action = K.A_TOKEN + out_cells[k]
+    return action
+
+
+@njit(cache=True)
+def greedy_action(
+    tiles, tokens, edges, cells, flist, pinfo, market, ctl, nbr, kind_edges, kind_info, tables, weights
+) -> int:
+    """The greedy decision for the current player of the state arrays."""
+    p = ctl[K.C_CUR]
+    supply = ctl[K.C_SUPPLY]
+    phase = ctl[K.C_PHASE]
+    if phase == K.PHASE_MARKET:
+        return choose_market(
+            p,
+            tiles,
+            edges,
+            tokens,
+            cells,
+            flist,
+            pinfo,
+            market,
+            nbr,
+            kind_edges,
+            kind_info,
+            tables,
+            supply,
+            weights,
+        )
+    if phase == K.PHASE_TILE:
+        _, tile_a, _ = plan_turn(
+            p,
+            ctl[K.C_HAND_TILE],
+            ctl[K.C_HAND_TOKEN],
+            tiles,
+            edges,
+            tokens,
+            cells,
+            flist,
+            pinfo,
+            nbr,
+            kind_edges,
+            kind_info,
+            tables,
+            supply,
+            weights,
+        )
+        return tile_a
+    return choose_token(
+        p, ctl[K.C_HAND_TOKEN], tiles, tokens, cells, pinfo, nbr, kind_info, tables, supply, weights
+    )
+
+
+@njit(cache=True)
+def play_greedy(
+    tiles,
+    rots,
+    edges,
+    tokens,
+    front,
+    cells,
+    flist,
+    pinfo,
+    market,
+    stack,
+    bag,
+    ctl,
+    rng,
+    nbr,
+    kind_edges,
+    kind_info,
+    tables,
+    weights,
+    epsilon,
+    agent_rng,
+) -> int:
+    """Finish the game with the greedy policy (a uniformly random legal action with probability
+    ``epsilon``, drawn from ``agent_rng``); return the number of decisions."""
+    out = np.empty(K.MAX_LEGAL, dtype=np.int32)
+    steps = 0
+    while ctl[K.C_PHASE] != K.PHASE_OVER:
+        if epsilon > 0.0 and randint(agent_rng, 1 << 30) < epsilon * (1 << 30):
+            a = K.random_action(
+                tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, agent_rng, out
+            )
+        else:
+            a = greedy_action(
+                tiles,
+                tokens,
+                edges,
+                cells,
+                flist,
+                pinfo,
+                market,
+                ctl,
+                nbr,
+                kind_edges,
+                kind_info,
+                tables,
+                weights,
+            )
+        K.apply_action(
+            a,
+            tiles,
+            rots,
+            edges,
+            tokens,
+            front,
+            cells,
+            flist,
+            pinfo,
+            market,
+            stack,
+            bag,
+            ctl,
+            rng,
+            nbr,
+            kind_edges,
+            kind_info,
+        )
+        steps += 1
+    return steps
+
+
+def greedy_rollout(game: Game, state, seed: int, epsilon: float = 0.1) -> np.ndarray:
+    """Compiled greedy playout of ``state`` (a determinized copy: it is consumed) for MCTS;
+    final totals per seat (float64). ``epsilon`` of the decisions are random (seeded by ``seed``)."""
+    weights = np.array(list(DEFAULT_WEIGHTS.values()))
+    agent = np.array([derive_seed(seed, "greedy-rollout")], dtype=np.uint64)
+    if not game.is_over(state):
+        play_greedy(
+            *state.board_args(),
+            game.nbr,
+            game.kind_edges,
+            game.kind_info,
+            game.tables,
+            weights,
+            float(epsilon),
+            agent,
+        )
+    return game.returns(state)
 
 
 class CascadiaGreedyAgent:
@@ -232,44 +485,84 @@ class CascadiaGreedyAgent:
         self.fallbacks = 0
 
     def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
-        g = self.game
-        s = state
-        p = int(s.ctl[K.C_CUR])
-        phase = int(s.ctl[K.C_PHASE])
-        supply = int(s.ctl[K.C_SUPPLY])
-        if phase == K.PHASE_MARKET:
-            action = choose_market(p, s.tiles, s.edges, s.tokens, s.cells, s.flist, s.pinfo, s.market, g.nbr,
-                                   g.kind_edges, g.kind_info, g.tables, supply, self.weights)
-        else:
-            _, tile_a, token_a = plan_turn(p, int(s.ctl[K.C_HAND_TILE]), int(s.ctl[K.C_HAND_TOKEN]), s.tiles,
-                                           s.edges, s.tokens, s.cells, s.flist, s.pinfo, g.nbr, g.kind_edges,
-                                           g.kind_info, g.tables, supply, self.weights)
-            action = tile_a
-            if phase == K.PHASE_TOKEN:
-                action = self._token_choice(s, p, supply)
+        g, s = self.game, state
+        action = int(
+            greedy_action(
+                s.tiles,
+                s.tokens,
+                s.edges,
+                s.cells,
+                s.flist,
+                s.pinfo,
+                s.market,
+                s.ctl,
+                g.nbr,
+                g.kind_edges,
+                g.kind_info,
+                g.tables,
+                self.weights,
+            )
+        )
         if not legal_mask[action]:  # never expected; stay legal whatever happens
             self.fallbacks += 1
             action = int(np.flatnonzero(legal_mask)[0])
-        return int(action)
+        return action
 
-    def _token_choice(self, s, p: int, supply: int) -> int:
-        """Best target for the token in hand once the tile lies (the planned one, re-derived)."""
-        g = self.game
-        w = int(s.ctl[K.C_HAND_TOKEN])
-        best, best_a = 0.0, K.A_RETURN
-        mark = np.zeros(g.nbr.shape[0], dtype=np.int32)
-        members = np.empty(K.MAX_CELLS, dtype=np.int32)
-        stats = np.zeros(7, dtype=np.int32)
-        K.wildlife_stats(p, s.tokens, s.cells, s.pinfo, g.nbr, g.tables, mark, stats)
-        for a in g.legal_actions(s):
-            if a == K.A_RETURN:
-                continue
-            c = int(a - K.A_TOKEN)
-            v = _token_value(p, c, w, s.tiles, s.tokens, g.nbr, g.kind_info, g.tables, stats, mark, members,
-                             supply, self.weights, int(s.tiles[p, c]))
-            if v > best:
-                best, best_a = v, int(a)
-        return best_a
+    def rank_actions(self, state, legal_mask: np.ndarray) -> np.ndarray:
+        """Legal actions best first: market options and token targets by planned value; in the tile
+        phase the planned placement first, then the rest in action order."""
+        g, s = self.game, state
+        legal = np.flatnonzero(legal_mask)
+        p = int(s.ctl[K.C_CUR])
+        supply = int(s.ctl[K.C_SUPPLY])
+        score = np.full(g.num_actions, -1e12)
+        phase = int(s.ctl[K.C_PHASE])
+        if phase == K.PHASE_MARKET:
+            values = market_values(
+                p,
+                s.tiles,
+                s.edges,
+                s.tokens,
+                s.cells,
+                s.flist,
+                s.pinfo,
+                s.market,
+                g.nbr,
+                g.kind_edges,
+                g.kind_info,
+                g.tables,
+                supply,
+                self.weights,
+            )
+            for i in range(4):
+                score[K.A_PAIR + i] = values[i, i]
+                for j in range(4):
+                    if j != i:
+                        score[K.A_FREE + 4 * i + j] = values[i, j]
+        elif phase == K.PHASE_TOKEN:
+            cells = np.empty(K.MAX_CELLS, dtype=np.int32)
+            vals = np.empty(K.MAX_CELLS)
+            n = token_values(
+                p,
+                int(s.ctl[K.C_HAND_TOKEN]),
+                s.tiles,
+                s.tokens,
+                s.cells,
+                s.pinfo,
+                g.nbr,
+                g.kind_info,
+                g.tables,
+                supply,
+                self.weights,
+                cells,
+                vals,
+            )
+            score[K.A_TOKEN + cells[:n]] = vals[:n]
+            score[K.A_RETURN] = 0.0
+        best = self.act(state, legal_mask, np.random.default_rng(0))
+        score[best] = 1e12
+        order = legal[np.argsort(-score[legal], kind="stable")]
+        return order
 
 
 GreedyAgent = CascadiaGreedyAgent

@@ -20,9 +20,10 @@ def test_tile_totals():
     assert int((info[:, 1] >= 0).sum()) == 25  # keystones
     per_animal = [int(((info[:, 0] >> w) & 1).sum()) for w in range(5)]
     assert per_animal == [32] * 5
-    per_habitat = [sum(1 for t in range(NUM_TILES) if h in set(d.kind_edges[t, 0].tolist())) for h in range(5)]
+    shown = [set(d.kind_edges[t, 0].tolist()) for t in range(NUM_TILES)]
+    per_habitat = [sum(1 for t in range(NUM_TILES) if h in shown[t]) for h in range(5)]
     assert per_habitat == [29] * 5
-    pairs = Counter(tuple(sorted(set(d.kind_edges[t, 0].tolist()))) for t in range(NUM_TILES) if info[t, 1] < 0)
+    pairs = Counter(tuple(sorted(shown[t])) for t in range(NUM_TILES) if info[t, 1] < 0)
     assert len(pairs) == 10 and set(pairs.values()) == {6}
     assert sum(1 for t in range(NUM_TILES) if bin(int(info[t, 0])).count("1") == 3) == 15
 
