@@ -226,7 +226,21 @@ class DorfromantikGame(Game):
         rs = cells // K.GRID_SIDE - K.GRID_RADIUS
         return list(zip(qs.tolist(), rs.tolist(), rots.tolist(), strict=True))
 
+    def _position_key(self, state: DorfState) -> tuple[int, ...]:
+        m = state.meta
+        return tuple(int(m[i]) for i in (K.M_PLACED, K.M_DRAWN, K.M_MARKER, K.M_OVER, K.M_SET_ASIDE,
+                                         K.M_TASK_POS, K.M_LAND_POS))
+
     def legal_mask(self, state: DorfState) -> np.ndarray:
+        key = self._position_key(state)
+        cached = getattr(self, "_mask_cache", None)
+        if cached is not None and cached[0] is state and cached[1] == key:
+            return cached[2].copy()
+        mask = self._compute_mask(state)
+        self._mask_cache = (state, key, mask)
+        return mask.copy()
+
+    def _compute_mask(self, state: DorfState) -> np.ndarray:
         mask = np.zeros(self.num_actions, np.bool_)
         if self.is_over(state):
             return mask
@@ -451,17 +465,20 @@ class DorfromantikGame(Game):
         vec = np.zeros(VECTOR_SIZE, np.float32)
         cq, cr = self.window_centre(state)
         W = self.window_radius
-        for q, r, tile, rot in self.placed_tiles(state):
-            wq, wr = q - cq + W, r - cr + W
-            if not (0 <= wq < side and 0 <= wr < side):
-                continue
+        n = int(state.meta[K.M_PLACED])
+        if n:
+            cells, tiles, rots = state.placed[:n, 0], state.placed[:n, 1], state.placed[:n, 2]
+            wq = cells % K.GRID_SIDE - K.GRID_RADIUS - cq + W
+            wr = cells // K.GRID_SIDE - K.GRID_RADIUS - cr + W
+            inside = (wq >= 0) & (wq < side) & (wr >= 0) & (wr < side)
+            wq, wr, tiles, rots = wq[inside], wr[inside], tiles[inside], rots[inside]
             planes[0, wr, wq] = 1.0
+            edges = self._rot_edges[tiles, rots].astype(np.int64)          # (n, 6)
             for d in range(6):
-                t = int(self._rot_edges[tile, rot, d])
-                if t:
-                    planes[1 + 5 * d + t - 1, wr, wq] = 1.0
-            if self._flag[tile]:
-                planes[33, wr, wq] = 1.0
+                has = edges[:, d] > 0
+                planes[1 + 5 * d + edges[has, d] - 1, wr[has], wq[has]] = 1.0
+            flagged = self._flag[tiles] > 0
+            planes[33, wr[flagged], wq[flagged]] = 1.0
         legal = self.legal_mask(state).reshape(side, side, 6).any(axis=2)
         planes[31] = legal
         open_tasks = self.open_tasks(state)

@@ -85,3 +85,37 @@ def test_multiagent_shared_reward():
     assert infos["player_1"]["score"]["total"] == final
     # each seat's rewards add up to the shared final score
     assert totals["player_0"] == pytest.approx(final) and totals["player_1"] == pytest.approx(final)
+
+
+def test_observation_planes_of_a_known_position():
+    from envs.dorfromantik.game import PLANES, DorfromantikGame
+
+    game = DorfromantikGame(window_radius=5)
+    state = game.new_game_with_stacks(3, tasks=["T03"], markers={"forest": [4]})
+    game.place_at(state, 0, 0, 0)                    # T03 rotation 0: forest toward NE (1) and SW (4)
+    obs = game.observation(state, 0)
+    side = game.side
+    planes = obs[:PLANES * side * side].reshape(PLANES, side, side)
+    centre = (5, 5)
+    assert planes[0][centre] == 1 and planes[0].sum() == 1
+    forest = [d for d in range(6) if planes[1 + 5 * d + 0][centre] == 1]
+    assert forest == [1, 4]
+    assert planes[32][centre] == pytest.approx(3 / 6)          # forest 4 task, 1 tile so far
+    assert planes[31].sum() == 6 and planes[31][centre] == 0   # the six neighbours are legal
+    assert obs.shape == game.observation_shape()
+    text = game.render_ansi(state)
+    assert "open task forest 4 at (0, 0): 1 tiles" in text
+
+
+def test_mask_cache_follows_the_state():
+    from envs.dorfromantik.game import DorfromantikGame
+
+    game = DorfromantikGame()
+    state = game.new_game(1)
+    first = game.legal_mask(state)
+    first[:] = False                                  # a caller's copy: the cache is unaffected
+    assert game.legal_mask(state).sum() == 6
+    game.step(state, int(np.flatnonzero(game.legal_mask(state))[0]))
+    assert game.legal_mask(state).sum() > 6
+    other = game.new_game(2)
+    assert game.legal_mask(other).sum() == 6
