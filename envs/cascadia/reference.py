@@ -260,8 +260,37 @@ def frontier(board: Board) -> list[tuple[int, int]]:
     return sorted({nb for p in board for nb in neighbours(p) if nb not in board})
 
 
+def three_of_a_kind(tokens: list[int | None]) -> int | None:
+    """The animal shown by exactly three of the four market tokens, if any."""
+    for w in range(NUM_WILDLIFE):
+        if tokens.count(w) == 3:
+            return w
+    return None
+
+
+def market_options(g: RefGame, seat: int, acted: bool, three_used: bool) -> list[tuple]:
+    """Every market decision open to ``seat`` now, in the engine's codec order."""
+    options: list[tuple] = [("pair", i) for i in range(4)]
+    if g.nature[seat] > 0:
+        options += [("free", i, j) for i in range(4) for j in range(4)]
+        if g.bag:
+            options += [("redraw", s) for s in range(1, 16)]
+    if not acted and not three_used and three_of_a_kind(g.market_tokens) is not None and len(g.bag) >= 3:
+        options.append(("three",))
+    return options
+
+
+def redraw(g: RefGame, slots: list[int]) -> None:
+    """Set the tokens of ``slots`` aside, draw replacements, then return the set-aside ones."""
+    aside = [g.market_tokens[i] for i in slots]
+    for i in slots:
+        g.market_tokens[i] = g.draw_token()
+    g.bag += aside
+
+
 def play_random_game(seed: int, players: int = 4) -> list[dict]:
-    """One random game (pairs only, tokens placed at a random legal hex or returned); final scores."""
+    """One game where every decision is uniformly random among the legal ones (market options with
+    nature tokens and the free redraw, positions x rotations, targets or the bag); final scores."""
     rnd = random.Random(seed)
     data = load_data()
     g = RefGame(players, rnd)
@@ -278,9 +307,29 @@ def play_random_game(seed: int, players: int = 4) -> list[dict]:
     seat = 0
     while True:
         g.overpopulation()
-        slot = rnd.randrange(4)
-        tile, token = g.market_tiles[slot], g.market_tokens[slot]
-        g.market_tiles[slot] = g.market_tokens[slot] = None
+        acted = three_used = False
+        while True:
+            pick = rnd.choice(market_options(g, seat, acted, three_used))
+            if pick[0] == "pair":
+                ti = tj = pick[1]
+                break
+            if pick[0] == "free":
+                g.nature[seat] -= 1
+                g.supply += 1
+                ti, tj = pick[1], pick[2]
+                break
+            if pick[0] == "redraw":
+                g.nature[seat] -= 1
+                g.supply += 1
+                acted = True
+                redraw(g, [i for i in range(4) if pick[1] >> i & 1])
+            else:
+                three = three_of_a_kind(g.market_tokens)
+                redraw(g, [i for i in range(4) if g.market_tokens[i] == three])
+                acted = three_used = True
+                g.overpopulation()
+        tile, token = g.market_tiles[ti], g.market_tokens[tj]
+        g.market_tiles[ti] = g.market_tokens[tj] = None
         board = g.boards[seat]
         spots = frontier(board)
         rotations = 1 if data.kind_info[tile, 1] >= 0 else 6
@@ -310,7 +359,9 @@ def play_random_game(seed: int, players: int = 4) -> list[dict]:
         else:
             if not g.stack:
                 break
-            g.market_tiles[slot] = g.stack.pop()
-            g.market_tokens[slot] = g.draw_token()
+            g.market_tiles[ti] = g.stack.pop()
+            g.market_tokens[tj] = g.draw_token()
             seat = (seat + 1) % players
+    for board in g.boards:
+        assert len(board) == 23
     return score_boards(g.boards, g.nature)

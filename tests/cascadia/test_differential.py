@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from envs.cascadia import kernels as K
 from envs.cascadia import reference as R
-from envs.cascadia.data import CELL_COORDS, NEIGHBORS, NUM_TILES
+from envs.cascadia.data import CELL_COORDS, NEIGHBORS, NUM_TILES, STARTER_CELLS
 from envs.cascadia.game import CascadiaGame
 from tests.cascadia.helpers import empty_areas, put, to_reference
 
@@ -134,3 +135,29 @@ def test_score_deltas_match_rescoring():
             assert gain == g.score_table(t)[p, 5:10].sum() - before[5:10].sum()
             checked += 1
     assert checked > 500
+
+
+def _compiled_random_totals(players: int, games: int, seed: int) -> np.ndarray:
+    g = CascadiaGame(players=players)
+    d = g.data
+    totals = np.zeros((games, players), dtype=np.int32)
+    K.random_games(games, players, seed, g.nbr, d.kind_edges, d.kind_info, d.score_tables,
+                   STARTER_CELLS, NUM_TILES, d.tiles_used(players),
+                   d.wildlife_per_animal, d.nature_tokens, d.solo_bonus_min, d.solo_bonus_points, totals)
+    return totals
+
+
+def test_reference_game_plays_20_turns_each():
+    for players in (1, 2):
+        result = R.play_random_game(3, players)  # asserts 23 hexes per area inside
+        assert len(result) == players and all(r["total"] == r["base"] + sum(r["bonuses"]) for r in result)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("players", [1, 4])
+def test_random_game_score_distribution_matches_the_reference_engine(players):
+    """Two independent turn-flow implementations, same uniform policy: same mean total."""
+    compiled = _compiled_random_totals(players, 3000, 11)
+    ref = np.array([r["total"] for s in range(400) for r in R.play_random_game(s, players)])
+    se = np.hypot(compiled.std() / np.sqrt(compiled.size), ref.std() / np.sqrt(ref.size))
+    assert abs(compiled.mean() - ref.mean()) < 4 * se
