@@ -170,7 +170,9 @@ class CartographersGame(Game):
 
     def step(self, state: CartographersState, action: int) -> None:
         self.check_legal(state, action)
-        K.apply_action(state.arrays(), self.tb, int(action))
+        st = state.arrays()
+        if K.apply_action(st, self.tb, int(action)):
+            K.end_season(st, self.tb)
 
     def check_legal(self, state: CartographersState, action: int) -> None:
         try:

@@ -261,6 +261,10 @@ def placement_mask(grid: np.ndarray, ruins: np.ndarray, pl_bits: np.ndarray, sta
     return count
 
 
+SCRATCH = 8 * N_CELLS
+_LAB, _SIZ, _STK, _AUX = 0, N_CELLS, 2 * N_CELLS, 3 * N_CELLS
+
+
 # ---- neighbourhood helpers ---------------------------------------------------------------------
 
 
@@ -305,35 +309,37 @@ def _on_edge(cell: int) -> bool:
 
 
 @njit(cache=True)
-def label_terrain(grid: np.ndarray, terrain: int, labels: np.ndarray, sizes: np.ndarray,
-                  stack: np.ndarray) -> int:
-    """Label the orthogonal clusters of ``terrain``: ``labels[cell]`` = cluster id or -1,
-    ``sizes[id]`` = cell count. Returns the number of clusters."""
+def label_terrain(grid: np.ndarray, terrain: int, scratch: np.ndarray) -> int:
+    """Label the orthogonal clusters of ``terrain`` in ``scratch`` (int32[SCRATCH]):
+    ``scratch[_LAB + cell]`` = cluster id or -1, ``scratch[_SIZ + id]`` = its cell count
+    (``scratch[_STK:]`` is the flood-fill stack). Returns the number of clusters."""
     for i in range(N_CELLS):
-        labels[i] = -1
+        scratch[_LAB + i] = -1
     n = 0
     for start in range(N_CELLS):
-        if grid[start] != terrain or labels[start] >= 0:
+        if grid[start] != terrain or scratch[_LAB + start] >= 0:
             continue
-        labels[start] = n
-        sizes[n] = 0
+        scratch[_LAB + start] = n
+        scratch[_SIZ + n] = 0
         top = 1
-        stack[0] = start
+        scratch[_STK] = start
         while top > 0:
             top -= 1
-            cell = stack[top]
-            sizes[n] += 1
+            cell = scratch[_STK + top]
+            scratch[_SIZ + n] += 1
             for k in range(4):
                 nb = _neighbor(cell, k)
-                if nb >= 0 and labels[nb] < 0 and grid[nb] == terrain:
-                    labels[nb] = n
-                    stack[top] = nb
+                if nb >= 0 and scratch[_LAB + nb] < 0 and grid[nb] == terrain:
+                    scratch[_LAB + nb] = n
+                    scratch[_STK + top] = nb
                     top += 1
         n += 1
     return n
 
 
 # ---- scoring cards -----------------------------------------------------------------------------
+# Card functions take a ``scratch`` int32[SCRATCH] buffer (labels, sizes, stack, aux) instead of
+# allocating, and index it with offsets (no views): faster and several times faster to compile.
 
 
 @njit(cache=True)
@@ -371,38 +377,34 @@ def _treetower(grid):
 
 
 @njit(cache=True)
-def _stoneside_forest(grid):
-    labels = np.empty(N_CELLS, np.int32)
-    sizes = np.empty(N_CELLS, np.int32)
-    stack = np.empty(N_CELLS, np.int32)
-    n = label_terrain(grid, FOREST, labels, sizes, stack)
+def _stoneside_forest(grid, scratch):
+    n = label_terrain(grid, FOREST, scratch)
     if n == 0:
         return 0
-    mountains_per_cluster = np.zeros(n, np.int32)
-    seen = np.empty(4, np.int32)
+    for i in range(n):  # distinct mountains touching each forest cluster
+        scratch[_AUX + i] = 0
     for cell in range(N_CELLS):
         if grid[cell] != MOUNTAIN:
             continue
-        m = 0
         for k in range(4):
             nb = _neighbor(cell, k)
-            if nb >= 0 and labels[nb] >= 0:
-                lab = labels[nb]
-                dup = False
-                for j in range(m):
-                    if seen[j] == lab:
-                        dup = True
-                if not dup:
-                    seen[m] = lab
-                    m += 1
-                    mountains_per_cluster[lab] += 1
+            if nb < 0 or scratch[_LAB + nb] < 0:
+                continue
+            lab = scratch[_LAB + nb]
+            dup = False
+            for j in range(k):
+                other = _neighbor(cell, j)
+                if other >= 0 and scratch[_LAB + other] == lab:
+                    dup = True
+            if not dup:
+                scratch[_AUX + lab] += 1
     total = 0
     for cell in range(N_CELLS):
         if grid[cell] != MOUNTAIN:
             continue
         for k in range(4):
             nb = _neighbor(cell, k)
-            if nb >= 0 and labels[nb] >= 0 and mountains_per_cluster[labels[nb]] >= 2:
+            if nb >= 0 and scratch[_LAB + nb] >= 0 and scratch[_AUX + scratch[_LAB + nb]] >= 2:
                 total += 3
                 break
     return total
@@ -446,43 +448,31 @@ def _golden_granary(grid, ruins):
 
 
 @njit(cache=True)
-def _isolated_clusters(grid, terrain, other, labels, sizes, stack):
+def _isolated_clusters(grid, terrain, other, scratch):
     """Clusters of ``terrain`` touching neither ``other`` nor the map edge."""
-    n = label_terrain(grid, terrain, labels, sizes, stack)
-    bad = np.zeros(max(n, 1), np.bool_)
+    n = label_terrain(grid, terrain, scratch)
+    for i in range(n):
+        scratch[_AUX + i] = 0
     for cell in range(N_CELLS):
-        lab = labels[cell]
+        lab = scratch[_LAB + cell]
         if lab >= 0 and (_on_edge(cell) or _has_neighbor(grid, cell, other)):
-            bad[lab] = True
+            scratch[_AUX + lab] = 1
     count = 0
     for i in range(n):
-        if not bad[i]:
+        if scratch[_AUX + i] == 0:
             count += 1
     return count
 
 
 @njit(cache=True)
-def _shoreside_expanse(grid):
-    labels = np.empty(N_CELLS, np.int32)
-    sizes = np.empty(N_CELLS, np.int32)
-    stack = np.empty(N_CELLS, np.int32)
-    farms = _isolated_clusters(grid, FARM, WATER, labels, sizes, stack)
-    waters = _isolated_clusters(grid, WATER, FARM, labels, sizes, stack)
-    return 3 * (farms + waters)
-
-
-@njit(cache=True)
-def _village_card(grid, card):
-    labels = np.empty(N_CELLS, np.int32)
-    sizes = np.empty(N_CELLS, np.int32)
-    stack = np.empty(N_CELLS, np.int32)
-    n = label_terrain(grid, VILLAGE, labels, sizes, stack)
+def _village_card(grid, card, scratch):
+    n = label_terrain(grid, VILLAGE, scratch)
     if n == 0:
         return 0
     if card == 8:  # Wildholds: 8 per cluster of 6 or more
         total = 0
         for i in range(n):
-            if sizes[i] >= 6:
+            if scratch[_SIZ + i] >= 6:
                 total += 8
         return total
     if card == 11:  # Shieldgate: 2 per cell of the second largest (ties count)
@@ -491,39 +481,38 @@ def _village_card(grid, card):
         first = 0
         second = 0
         for i in range(n):
-            s = sizes[i]
-            if s > first:
+            size = scratch[_SIZ + i]
+            if size > first:
                 second = first
-                first = s
-            elif s > second:
-                second = s
+                first = size
+            elif size > second:
+                second = size
         return 2 * second
+    for i in range(8 * n):
+        scratch[_AUX + i] = 0
     if card == 9:  # Great City: largest cluster not adjacent to a mountain
-        bad = np.zeros(n, np.bool_)
         for cell in range(N_CELLS):
-            if labels[cell] >= 0 and _has_neighbor(grid, cell, MOUNTAIN):
-                bad[labels[cell]] = True
+            if scratch[_LAB + cell] >= 0 and _has_neighbor(grid, cell, MOUNTAIN):
+                scratch[_AUX + scratch[_LAB + cell]] = 1
         best = 0
         for i in range(n):
-            if not bad[i] and sizes[i] > best:
-                best = sizes[i]
+            if scratch[_AUX + i] == 0 and scratch[_SIZ + i] > best:
+                best = scratch[_SIZ + i]
         return best
-    # card 10, Greengold Plains: clusters touching >= 3 of forest, farm, water, mountain, monster
-    types = np.zeros((n, 8), np.bool_)
+    # card 10, Greengold Plains: clusters touching >= 3 of forest, farm, water, monster, mountain
     for cell in range(N_CELLS):
-        lab = labels[cell]
+        lab = scratch[_LAB + cell]
         if lab < 0:
             continue
         for k in range(4):
             nb = _neighbor(cell, k)
             if nb >= 0:
-                types[lab, grid[nb]] = True
+                scratch[_AUX + lab * 8 + grid[nb]] = 1
     total = 0
     for i in range(n):
-        kinds = 0
-        for t in (FOREST, FARM, WATER, MONSTER_T, MOUNTAIN):
-            if types[i, t]:
-                kinds += 1
+        base = _AUX + i * 8
+        kinds = scratch[base + FOREST] + scratch[base + FARM] + scratch[base + WATER] \
+            + scratch[base + MONSTER_T] + scratch[base + MOUNTAIN]
         if kinds >= 3:
             total += 3
     return total
@@ -552,14 +541,18 @@ def _borderlands(grid):
 
 
 @njit(cache=True)
-def _lost_barony(grid):
-    side = np.zeros((ROWS + 1, COLS + 1), np.int32)
+def _lost_barony(grid, scratch):
+    """3 x the side of the largest all-filled square (dynamic programming on a 12 x 12 table)."""
+    w = COLS + 1
+    for i in range((ROWS + 1) * w):
+        scratch[_AUX + i] = 0
     best = 0
     for r in range(ROWS):
         for c in range(COLS):
             if grid[r * COLS + c] != EMPTY:
-                v = min(side[r, c + 1], side[r + 1, c], side[r, c]) + 1
-                side[r + 1, c + 1] = v
+                v = min(scratch[_AUX + r * w + c + 1], scratch[_AUX + (r + 1) * w + c],
+                        scratch[_AUX + r * w + c]) + 1
+                scratch[_AUX + (r + 1) * w + c + 1] = v
                 if v > best:
                     best = v
     return 3 * best
@@ -589,8 +582,8 @@ def _cauldrons(grid):
 
 
 @njit(cache=True)
-def score_card(card: int, grid: np.ndarray, ruins: np.ndarray) -> int:
-    """Points of scoring card ``card`` (0..15 = ids 26..41) for one map ``grid`` int8[121]."""
+def score_card_into(card: int, grid: np.ndarray, ruins: np.ndarray, scratch: np.ndarray) -> int:
+    """:func:`score_card` with a caller-owned ``scratch`` int32[SCRATCH] (no allocation)."""
     if card == 0:
         return _sentinel_wood(grid)
     if card == 1:
@@ -598,7 +591,7 @@ def score_card(card: int, grid: np.ndarray, ruins: np.ndarray) -> int:
     if card == 2:
         return _treetower(grid)
     if card == 3:
-        return _stoneside_forest(grid)
+        return _stoneside_forest(grid, scratch)
     if card == 4:
         return _canal_lake(grid)
     if card == 5:
@@ -606,18 +599,26 @@ def score_card(card: int, grid: np.ndarray, ruins: np.ndarray) -> int:
     if card == 6:
         return _golden_granary(grid, ruins)
     if card == 7:
-        return _shoreside_expanse(grid)
+        return 3 * (_isolated_clusters(grid, FARM, WATER, scratch)
+                    + _isolated_clusters(grid, WATER, FARM, scratch))
     if 8 <= card <= 11:
-        return _village_card(grid, card)
+        return _village_card(grid, card, scratch)
     if card == 12:
         return _borderlands(grid)
     if card == 13:
-        return _lost_barony(grid)
+        return _lost_barony(grid, scratch)
     if card == 14:
         return _broken_road(grid)
     if card == 15:
         return _cauldrons(grid)
     raise ValueError("scoring card index outside 0..15")
+
+
+@njit(cache=True)
+def score_card(card: int, grid: np.ndarray, ruins: np.ndarray) -> int:
+    """Points of scoring card ``card`` (0..15 = ids 26..41) for one map ``grid`` int8[121]."""
+    scratch = np.empty(SCRATCH, np.int32)
+    return score_card_into(card, grid, ruins, scratch)
 
 
 @njit(cache=True)
@@ -737,9 +738,10 @@ def score_season(st, tb) -> None:
     grid, coins, record, edicts, meta = st[0], st[1], st[8], st[5], st[6]
     ruins, seasons = tb[0], tb[3]
     s = meta[M_SEASON]
+    scratch = np.empty(SCRATCH, np.int32)
     for p in range(meta[M_PLAYERS]):
-        a = score_card(edicts[seasons[s, 1]], grid[p], ruins)
-        b = score_card(edicts[seasons[s, 2]], grid[p], ruins)
+        a = score_card_into(edicts[seasons[s, 1]], grid[p], ruins, scratch)
+        b = score_card_into(edicts[seasons[s, 2]], grid[p], ruins, scratch)
         m = monster_penalty(grid[p])
         record[p, s, R_EDICT_X] = a
         record[p, s, R_EDICT_Y] = b
@@ -776,13 +778,14 @@ def reshuffle(st) -> None:
     meta[M_LEN] = n
 
 
-@njit(cache=True, inline='always')
-def finish_card(st, tb) -> None:
-    """After a card is resolved: end the season when its time reaches the threshold."""
+@njit(cache=True)
+def end_season(st, tb) -> None:
+    """Score the season that has just reached its time limit, then either end the game (after
+    winter) or reshuffle for the next season and reveal up to its first decision. Called when
+    :func:`apply_action` returns True (kept apart from it so the large scoring code is compiled
+    into fewer kernels)."""
     meta = st[6]
     s = meta[M_SEASON]
-    if meta[M_TIME] < tb[3][s, 0]:
-        return
     score_season(st, tb)
     meta[M_LAST_SEASON_END] = meta[M_TURNS]
     meta[M_SEASON] = s + 1
@@ -793,9 +796,10 @@ def finish_card(st, tb) -> None:
         meta[M_CARD] = -1
         return
     reshuffle(st)
+    advance(st, tb)
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def advance(st, tb) -> None:
     """Reveal cards until a decision is needed (or the game ends): ruins set the constraint and
     reveal again; a solo ambush is drawn by decision 9; multiplayer ambushes and explore cards
@@ -818,8 +822,7 @@ def advance(st, tb) -> None:
                 pid = solo_ambush_placement(grid[0], card - N_EXPLORE_CARDS, tb)
                 if pid >= 0:
                     draw_placement(st, tb, 0, pid, MONSTER_T, False)
-                finish_card(st, tb)
-                continue
+                continue  # time 0: an ambush never ends a season
             meta[M_PHASE] = PHASE_AMBUSH
             meta[M_ACTOR] = 0
             meta[M_TARGET] = ambush_target(0, cards[card, C_ARROW], meta[M_PLAYERS])
@@ -1091,26 +1094,72 @@ def apply_decision(st, tb, action: int) -> bool:
 
 
 @njit(cache=True)
-def apply_action(st, tb, action: int) -> None:
-    """Apply a legal ``action`` for the acting seat, then run the turn flow (season end,
-    reshuffle, reveals) to the next decision. Does not validate: call :func:`check_action`
-    first. ``action`` = -1 only runs the turn flow (used right after :func:`setup`)."""
+def apply_action(st, tb, action: int) -> bool:
+    """Apply a legal ``action`` for the acting seat, then reveal cards up to the next decision.
+    Returns True instead when the card just resolved brings the season's time to its limit:
+    the caller must then call :func:`end_season`. Does not validate: call
+    :func:`check_action` first. ``action`` = -1 only reveals (used right after :func:`setup`)."""
     if action >= 0:
         if not apply_decision(st, tb, action):
-            return
-        finish_card(st, tb)
+            return False
+        if st[6][M_TIME] >= tb[3][st[6][M_SEASON], 0]:
+            return True
     advance(st, tb)
+    return False
 
 
 # ---- random policy and whole-game loops --------------------------------------------------------
 
+REJECTION_TRIES = 24
+
+
+@njit(cache=True)
+def _rejection_sample(st, tb, policy_rng: np.ndarray) -> tuple:
+    """(placement id, shape option) drawn uniformly among the legal placements of the current
+    decision by rejection, or (-1, -1) after REJECTION_TRIES misses (no ruins constraint)."""
+    meta, cards, bits, start = st[6], tb[2], tb[4], tb[6]
+    card = meta[M_CARD]
+    grid = st[0][decision_map(st)]
+    f_lo, f_hi = filled_bits(grid)
+    s0 = cards[card, C_SHAPE]
+    n0 = start[s0 + 1] - start[s0]
+    total = n0
+    s1 = -1
+    if cards[card, C_NOPT] > 1:
+        s1 = cards[card, C_SHAPE + 1]
+        total += start[s1 + 1] - start[s1]
+    zero = np.uint64(0)
+    for _ in range(REJECTION_TRIES):
+        r = randint(policy_rng, total)
+        if r < n0:
+            pid = start[s0] + r
+            k = 0
+        else:
+            pid = start[s1] + r - n0
+            k = 1
+        if (bits[pid, 0] & f_lo) == zero and (bits[pid, 1] & f_hi) == zero:
+            return pid, k
+    return -1, -1
+
 
 @njit(cache=True)
 def random_action(st, tb, policy_rng: np.ndarray, buf: np.ndarray) -> int:
-    """A uniformly random legal action of the current decision (no mask is built)."""
+    """A uniformly random legal action of the current decision (no mask is built).
+
+    Without a ruins constraint it first tries rejection sampling: up to REJECTION_TRIES uniform
+    draws over all placements of the offered shapes; then it enumerates the legal ones. Both
+    stages are uniform over the legal placements, so the mixture is too; the terrain option is
+    drawn uniformly on top (every placement offers the same terrains)."""
     meta, cards, pl_cells = st[6], tb[2], tb[5]
-    n = enumerate_legal(st, tb, buf)
     card = meta[M_CARD]
+    if meta[M_PHASE] == PHASE_AMBUSH or meta[M_RUINS] == 0:
+        pid, k = _rejection_sample(st, tb, policy_rng)
+        if pid >= 0:
+            if meta[M_PHASE] == PHASE_AMBUSH:
+                return AMBUSH_BASE + pl_cells[pid, 5] * N_CELLS + pl_cells[pid, 6]
+            t = randint(policy_rng, cards[card, C_NTERR])
+            return _place_action(t, k, pl_cells[pid, 5], pl_cells[pid, 6])
+    n = enumerate_legal(st, tb, buf)
     if meta[M_PHASE] == PHASE_EXPLORE:
         if n > 0:
             nterr = cards[card, C_NTERR]
@@ -1154,7 +1203,8 @@ def play_random(st, tb, policy_rng: np.ndarray, actions_out: np.ndarray) -> int:
         if n < actions_out.shape[0]:
             actions_out[n] = a
         n += 1
-        apply_action(st, tb, a)
+        if apply_action(st, tb, a):
+            end_season(st, tb)
     return n
 
 
@@ -1196,7 +1246,8 @@ def random_solo_games(tb, n_games: int, seed: int, cap: int, ambushes: bool, ran
         setup(st, tb, forced, random_order)
         apply_action(st, tb, -1)
         while meta[M_PHASE] != PHASE_OVER:
-            apply_action(st, tb, random_action(st, tb, policy, buf))
+            if apply_action(st, tb, random_action(st, tb, policy, buf)):
+                end_season(st, tb)
         out_totals[g] = record[0, 0, R_TOTAL] + record[0, 1, R_TOTAL] + record[0, 2, R_TOTAL] \
             + record[0, 3, R_TOTAL]
 
