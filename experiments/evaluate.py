@@ -64,6 +64,8 @@ class EvalRun:
     records: list[GameRecord]
     rows: pd.DataFrame
     best: GameRecord | None = None
+    #: stopped by Ctrl-C: records and rows then hold only the seeds every lineup finished
+    interrupted: bool = False
 
 
 # ---- config -------------------------------------------------------------------------------
@@ -211,6 +213,7 @@ def run_evaluation(spec: EvalSpec, out_dir: Path | None = None, progress: bool =
     records: list[GameRecord] = []
     rows: list[dict[str, Any]] = []
     best: GameRecord | None = None
+    interrupted = False
     try:
         bar = tqdm(iterate_games(spec, players), total=total, desc=f"{spec.game} eval", unit="game",
                    disable=not progress, dynamic_ncols=True)
@@ -230,10 +233,28 @@ def run_evaluation(spec: EvalSpec, out_dir: Path | None = None, progress: bool =
             elif record is not best:
                 record.final_state = None
             records.append(record)
+    except KeyboardInterrupt:
+        interrupted = True
+        per_seed = len(lineups(spec.agents, players))
+        complete = {seed for seed in spec.seeds if sum(r.seed == seed for r in records) == per_seed}
+        if not complete:
+            raise
+        records = [r for r in records if r.seed in complete]
+        rows = [row for row in rows if row["seed"] in complete]
+        if best is not None and best.seed not in complete:
+            best = None
     finally:
         if writer is not None:
             writer.close()
-    return EvalRun(spec=spec, players=players, records=records, rows=pd.DataFrame(rows), best=best)
+    return EvalRun(spec=spec, players=players, records=records, rows=pd.DataFrame(rows), best=best,
+                   interrupted=interrupted)
+
+
+def warn_if_interrupted(run: EvalRun) -> None:
+    """Say on stderr that a Ctrl-C cut the run short and what the summary covers."""
+    if run.interrupted:
+        click.echo(f"interrupted: the summary covers the {run.rows.seed.nunique()} seeds every agent "
+                   "finished; games.csv holds every finished game", err=True)
 
 
 # ---- summarising --------------------------------------------------------------------------
@@ -421,6 +442,7 @@ def evaluate(game: str | None, agents: str | None, games: int | None, seed: int 
     spec = build_spec(game, agents, games, seed, players, suite=suite, config=config)
     out_dir = Path(out) if out else None
     run = run_evaluation(spec, out_dir=out_dir, progress=not no_progress)
+    warn_if_interrupted(run)
     summary = summarize_run(run)
     if out_dir is not None:
         write_report(run, summary, out_dir)

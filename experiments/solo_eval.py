@@ -36,6 +36,7 @@ from experiments.evaluate import (
     run_evaluation,
     split_agents,
     summarize_run,
+    warn_if_interrupted,
 )
 from experiments.suites import resolve_seeds
 
@@ -298,6 +299,7 @@ def solo_eval(agent: str | None, agents: str | None, games: int | None, seed: in
     out_dir = Path(out) if out else None
     run = run_evaluation(spec, out_dir=out_dir, progress=not no_progress, keep_best_state=show_map,
                          final_info=card_columns(game), game=game)
+    warn_if_interrupted(run)
     if "x_evaluation" not in run.rows.columns:
         raise ConfigError(f"{game_name} reports no solo evaluation points "
                           "(no 'evaluation' in its score sheet)")

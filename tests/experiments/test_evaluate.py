@@ -127,3 +127,22 @@ def test_unknown_game_agent_and_options_are_clear_errors(tmp_path):
         _invoke(["eval", "dice-race", "--agents", "random", "--games", "2", "--config", str(path)])
     with pytest.raises(ConfigError, match="players must be at least 1"):
         build_spec("dice-race", "random", 2, 0, 0)
+
+
+def test_ctrl_c_keeps_finished_games_and_summarises_complete_seeds(tmp_path, monkeypatch):
+    import experiments.evaluate as evaluate_module
+
+    real_play, calls = evaluate_module.play_game, []
+
+    def play_then_interrupt(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 8:  # seeds 0-2 done (2 agents each), seed 3 half played
+            raise KeyboardInterrupt
+        return real_play(*args, **kwargs)
+
+    monkeypatch.setattr(evaluate_module, "play_game", play_then_interrupt)
+    spec = build_spec("dice-race", "random,prefer:action=1", 10, 0, None)
+    run = evaluate_module.run_evaluation(spec, out_dir=tmp_path, progress=False)
+    assert run.interrupted and sorted(run.rows.seed.unique()) == [0, 1, 2]
+    assert len(pd.read_csv(tmp_path / "games.csv")) == 7  # every finished game is on disk
+    assert evaluate_module.summarize_run(run)["games"] == 3
