@@ -178,11 +178,21 @@ class DorfromantikGame(Game):
     # ---- the action codec -------------------------------------------------------------------
 
     def window_centre(self, state: DorfState) -> tuple[int, int]:
-        """Centre (q, r) of the action window: midpoint of the placed tiles' bounding box."""
+        """Centre (q, r) of the action window: the floor midpoint of the placed tiles' bounding box,
+        which keeps every empty neighbour inside while the board spans at most 2(W-1) along q and r.
+        A wider board (never seen in play) centres on the bounding box of the drawn tile's legal
+        positions instead, so that those still fit whenever they span at most 2W."""
         m = state.meta
         if m[K.M_PLACED] == 0:
             return 0, 0
-        return (int(m[K.M_QMIN]) + int(m[K.M_QMAX])) // 2, (int(m[K.M_RMIN]) + int(m[K.M_RMAX])) // 2
+        qmin, qmax, rmin, rmax = (int(m[i]) for i in (K.M_QMIN, K.M_QMAX, K.M_RMIN, K.M_RMAX))
+        if max(qmax - qmin, rmax - rmin) > 2 * (self.window_radius - 1) and not self.is_over(state):
+            legal = self.legal_placements(state)
+            if legal:
+                qs = [p[0] for p in legal]
+                rs = [p[1] for p in legal]
+                qmin, qmax, rmin, rmax = min(qs), max(qs), min(rs), max(rs)
+        return (qmin + qmax) // 2, (rmin + rmax) // 2
 
     def decode_action(self, action: int) -> dict[str, Any]:
         """Window offsets (dq, dr) from the window centre and the rotation of ``action``."""

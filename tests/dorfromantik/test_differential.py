@@ -168,3 +168,26 @@ def test_plain_python_kernels_play_the_same_games(game):
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
     expected = [game.rollout_returns(game.new_game(s), s, p)[0] for s in (3, 4) for p in ("random", "greedy")]
     assert out.stdout.strip() == str(expected)
+
+
+def test_small_window_recentres_on_the_legal_positions():
+    """With a tiny window the board outgrows it; legal positions spanning at most 2W are still kept."""
+    game = DorfromantikGame(window_radius=4)
+    rng = np.random.default_rng(3)
+    outgrown = 0
+    for seed in range(6):
+        state = game.new_game(seed)
+        while not game.is_over(state):
+            legal = game.legal_placements(state)
+            span = max(max(p[0] for p in legal) - min(p[0] for p in legal),
+                       max(p[1] for p in legal) - min(p[1] for p in legal))
+            m = state.meta
+            outgrown += int(max(m[K.M_QMAX] - m[K.M_QMIN], m[K.M_RMAX] - m[K.M_RMIN]) > 6)
+            mask = game.legal_mask(state)
+            if span <= 2 * game.window_radius:
+                assert game.lost_positions(state) == 0 and mask.any()
+            if mask.any():
+                game.step(state, int(rng.choice(np.flatnonzero(mask))))
+            else:
+                game.place_at(state, *legal[rng.integers(len(legal))])
+    assert outgrown > 0
