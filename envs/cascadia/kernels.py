@@ -104,7 +104,7 @@ def draw_token(bag: np.ndarray, rng: np.ndarray) -> int:
 @njit(cache=True)
 def resolve_overpopulation(market: np.ndarray, bag: np.ndarray, ctl: np.ndarray, rng: np.ndarray) -> None:
     """Four identical tokens: set them aside and redraw, repeatedly; then return the set-aside ones."""
-    aside = np.zeros(5, dtype=np.int32)
+    aside = 0  # four 8-bit counters per animal, packed (no allocation on the hot path)
     while True:
         w = market[1, 0]
         if w < 0 or market[1, 1] != w or market[1, 2] != w or market[1, 3] != w:
@@ -112,11 +112,11 @@ def resolve_overpopulation(market: np.ndarray, bag: np.ndarray, ctl: np.ndarray,
         if bag[0] + bag[1] + bag[2] + bag[3] + bag[4] < 4:
             break
         for i in range(4):
-            aside[w] += 1
+            aside += 1 << (8 * int(w))
             market[1, i] = draw_token(bag, rng)
         ctl[C_OVERPOP] += 1
     for k in range(5):
-        bag[k] += aside[k]
+        bag[k] += (aside >> (8 * k)) & 255
 
 
 @njit(cache=True)
@@ -273,7 +273,7 @@ def legal_actions(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_inf
                 out[n] = A_THREE
                 n += 1
     elif phase == PHASE_TILE:
-        nrot = kind_info[ctl[C_HAND_TILE], 2]
+        nrot = int(kind_info[ctl[C_HAND_TILE], 2])
         for k in range(pinfo[p, P_NFRONT]):
             c = flist[p, k]
             for r in range(nrot):
@@ -303,13 +303,13 @@ def legal_mask(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, 
 @njit(cache=True)
 def redraw_slots(slots, market, bag, rng):
     """Set aside the tokens of the slot bitmask, draw replacements slot by slot, return the rest."""
-    aside = np.zeros(5, dtype=np.int32)
+    aside = 0  # packed 8-bit counters per animal
     for i in range(4):
         if (slots >> i) & 1 and market[1, i] >= 0:
-            aside[market[1, i]] += 1
+            aside += 1 << (8 * int(market[1, i]))
             market[1, i] = draw_token(bag, rng)
     for w in range(5):
-        bag[w] += aside[w]
+        bag[w] += (aside >> (8 * w)) & 255
 
 
 @njit(cache=True)
@@ -800,7 +800,7 @@ def random_action(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_inf
     over the mask, but the tile phase is indexed arithmetically instead of listed."""
     if ctl[C_PHASE] == PHASE_TILE:
         p = ctl[C_CUR]
-        nrot = kind_info[ctl[C_HAND_TILE], 2]
+        nrot = int(kind_info[ctl[C_HAND_TILE], 2])
         k = randint(agent_rng, pinfo[p, P_NFRONT] * nrot)
         return A_TILE + 6 * flist[p, k // nrot] + k % nrot
     n = legal_actions(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, out)

@@ -350,3 +350,23 @@ def test_winners_tie_break_on_nature_tokens():
     totals = g.score_table(s)[:, K.CAT_TOTAL]
     assert totals[0] == totals[1]
     assert g.winners(s) == [0]
+
+
+def test_kernels_run_as_plain_python_with_the_same_game():
+    """NUMBA_DISABLE_JIT=1 runs the same kernels as Python and plays the same game."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import numpy as np\nfrom envs.cascadia.game import CascadiaGame\n"
+            "g = CascadiaGame(players=2)\ns = g.new_game(17)\n"
+            "g.play_random_compiled(s, np.array([99], dtype=np.uint64))\n"
+            "print([sh.total for sh in g.scores(s)], int(s.ctl[12]))\n")
+    env = dict(os.environ, NUMBA_DISABLE_JIT="1")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120,
+                         cwd=str(__import__("pathlib").Path(__file__).resolve().parents[2]))
+    assert out.returncode == 0, out.stderr
+    g = CascadiaGame(players=2)
+    s = g.new_game(17)
+    g.play_random_compiled(s, np.array([99], dtype=np.uint64))
+    assert out.stdout.strip() == f"{[sh.total for sh in g.scores(s)]} {int(s.ctl[K.C_TURN])}"
