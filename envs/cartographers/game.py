@@ -133,7 +133,12 @@ class CartographersGame(Game):
         self.ambushes = bool(ambushes)
         self.tb = _tables(self.data, side)
         self._buf = np.empty((4096, 2), dtype=np.int32)
-        self._mask = np.zeros(K.NUM_ACTIONS, dtype=bool)
+        self._solo_values = [int(v) for v in self.data.scoring_solo]
+        self._category_keys = []
+        for s, name in enumerate(self.data.season_names):
+            x, y = (EDICT_LETTERS[e] for e in self.data.season_edicts[s])
+            self._category_keys.append((f"{name}_{x}", f"{name}_{y}", f"{name}_coins", f"{name}_monsters",
+                                        f"{name}_total"))
 
     # ---- the Game contract -------------------------------------------------------------------
 
@@ -194,38 +199,44 @@ class CartographersGame(Game):
 
     def solo_threshold(self, state: CartographersState) -> int:
         """Sum of the solo values of the 4 scoring cards in play."""
-        return int(sum(int(self.data.scoring_solo[c]) for c in state.edicts))
+        solo = self._solo_values
+        e = state.edicts.tolist()
+        return solo[e[0]] + solo[e[1]] + solo[e[2]] + solo[e[3]]
 
     def evaluation(self, state: CartographersState) -> int:
         """Solo evaluation points: final score minus :meth:`solo_threshold` (decision 15)."""
-        return int(K.totals(state.record)[0]) - self.solo_threshold(state)
+        return int(state.record[0, :, K.R_TOTAL].sum()) - self.solo_threshold(state)
 
     def scores(self, state: CartographersState) -> list[ScoreSheet]:
-        totals = K.totals(state.record)
+        """Per seat: total = sum of the recorded season totals; categories per season
+        (``spring_A``, ``spring_B``, ``spring_coins``, ``spring_monsters`` (<= 0), ``spring_total``,
+        then summer B/C, autumn C/D, winter D/A); extra: seasons scored, coins, monster points
+        lost over the game (the tie-break), and for solo the threshold, evaluation and title."""
+        record = state.record.tolist()
         done = min(state.season, 4)
+        coins = state.coins.tolist()
+        threshold = self.solo_threshold(state) if self.players == 1 else 0
         sheets = []
         for p in range(self.players):
             cats: dict[str, int] = {}
-            for s, name in enumerate(self.data.season_names):
-                x, y = (EDICT_LETTERS[e] for e in self.data.season_edicts[s])
-                rec = state.record[p, s]
-                cats[f"{name}_{x}"] = int(rec[K.R_EDICT_X])
-                cats[f"{name}_{y}"] = int(rec[K.R_EDICT_Y])
-                cats[f"{name}_coins"] = int(rec[K.R_COINS])
-                cats[f"{name}_monsters"] = -int(rec[K.R_MONSTERS])
-                cats[f"{name}_total"] = int(rec[K.R_TOTAL])
-            extra: dict[str, Any] = {
-                "seasons_scored": done,
-                "coins": int(state.coins[p]),
-                "monsters_lost": int(state.record[p, :, K.R_MONSTERS].sum()),
-            }
+            total = 0
+            lost = 0
+            for s, keys in enumerate(self._category_keys):
+                rec = record[p][s]
+                for key, value in zip(keys, (rec[0], rec[1], rec[2], -rec[3], rec[4]), strict=True):
+                    cats[key] = value
+                total += rec[4]
+                lost += rec[3]
+            extra: dict[str, Any] = {"seasons_scored": done, "coins": coins[p], "monsters_lost": lost}
             if self.players == 1:
-                threshold = self.solo_threshold(state)
                 extra["threshold"] = threshold
-                extra["evaluation"] = int(totals[p]) - threshold
-                extra["title"] = self.data.title_for(int(totals[p]) - threshold)
-            sheets.append(ScoreSheet(int(totals[p]), cats, extra))
+                extra["evaluation"] = total - threshold
+                extra["title"] = self.data.title_for(total - threshold)
+            sheets.append(ScoreSheet(total, cats, extra))
         return sheets
+
+    def returns(self, state: CartographersState) -> np.ndarray:
+        return state.record[:, :, K.R_TOTAL].sum(axis=1).astype(np.float64)
 
     def winners(self, state: CartographersState) -> list[int]:
         """Seats with the best total; ties broken by fewer monster points lost (decision 14)."""
