@@ -471,31 +471,15 @@ class DorfromantikGame(Game):
         tiles left / 25, tiles placed / 70; score categories / 50. The same for every seat.
         """
         side = self.side
-        planes = np.zeros((PLANES, side, side), np.float32)
-        vec = np.zeros(VECTOR_SIZE, np.float32)
+        out = np.empty(PLANES * side * side + VECTOR_SIZE, np.float32)
+        planes = out[:PLANES * side * side].reshape(PLANES, side, side)
+        vec = out[PLANES * side * side:]
+        vec[:] = 0.0
         cq, cr = self.window_centre(state)
-        W = self.window_radius
-        n = int(state.meta[K.M_PLACED])
-        if n:
-            cells, tiles, rots = state.placed[:n, 0], state.placed[:n, 1], state.placed[:n, 2]
-            wq = cells % K.GRID_SIDE - K.GRID_RADIUS - cq + W
-            wr = cells // K.GRID_SIDE - K.GRID_RADIUS - cr + W
-            inside = (wq >= 0) & (wq < side) & (wr >= 0) & (wr < side)
-            wq, wr, tiles, rots = wq[inside], wr[inside], tiles[inside], rots[inside]
-            planes[0, wr, wq] = 1.0
-            edges = self._rot_edges[tiles, rots].astype(np.int64)          # (n, 6)
-            for d in range(6):
-                has = edges[:, d] > 0
-                planes[1 + 5 * d + edges[has, d] - 1, wr[has], wq[has]] = 1.0
-            flagged = self._flag[tiles] > 0
-            planes[33, wr[flagged], wq[flagged]] = 1.0
-        legal = self.legal_mask(state).reshape(side, side, 6).any(axis=2)
-        planes[31] = legal
+        K.board_planes(state.placed, state.uf, state.tasks, state.meta, self._rot_edges, self._flag,
+                       cq, cr, self.window_radius, planes)
+        planes[31] = self.legal_mask(state).reshape(side, side, 6).any(axis=2)
         open_tasks = self.open_tasks(state)
-        for task in open_tasks:
-            wq, wr = task["q"] - cq + W, task["r"] - cr + W
-            if 0 <= wq < side and 0 <= wr < side:
-                planes[32, wr, wq] = max(task["target"] - task["size"], 0) / 6.0
         tile = int(state.meta[K.M_DRAWN])
         if tile >= 0:
             for d in range(6):
@@ -517,7 +501,7 @@ class DorfromantikGame(Game):
         vec[69] = state.meta[K.M_PLACED] / 70.0
         b = self.breakdown(state)
         vec[70:74] = np.array([b["tasks"], b["flags"], b["longest_rail"], b["longest_river"]]) / 50.0
-        return np.concatenate([planes.ravel(), vec])
+        return out
 
     def render_ansi(self, state: DorfState, player: int | None = None) -> str:
         from envs.dorfromantik.render import render_text

@@ -758,3 +758,40 @@ def play_greedy(cells, frontier, placed, uf, tasks, deck, meta, rot_edges, task_
         advance(cells, frontier, deck, meta, rot_edges, task_type)
         n += 1
     return n
+
+
+# ---- observation ---------------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def board_planes(placed, uf, tasks, meta, rot_edges, flag, cq: int, cr: int, radius: int, planes) -> None:
+    """Fill the board planes of the observation (``planes`` float32 (34, side, side), zeroed here):
+    0 occupied, 1 + 5*d + t-1 edge toward d has terrain t, 32 open task (tiles missing / 6), 33 flag.
+    Plane 31 (legal positions) is left to the caller."""
+    side = 2 * radius + 1
+    planes[:] = 0.0
+    for p in range(meta[M_PLACED]):
+        cell = placed[p, 0]
+        wq = cell % GRID_SIDE - GRID_RADIUS - cq + radius
+        wr = cell // GRID_SIDE - GRID_RADIUS - cr + radius
+        if wq < 0 or wq >= side or wr < 0 or wr >= side:
+            continue
+        tile = placed[p, 1]
+        rot = placed[p, 2]
+        planes[0, wr, wq] = 1.0
+        for d in range(6):
+            t = rot_edges[tile, rot, d]
+            if t > 0:
+                planes[1 + 5 * d + t - 1, wr, wq] = 1.0
+        if flag[tile] > 0:
+            planes[33, wr, wq] = 1.0
+    for k in range(meta[M_TASKS]):
+        if tasks[k, 3] != 0:
+            continue
+        cell = placed[tasks[k, 0] // 5, 0]
+        wq = cell % GRID_SIDE - GRID_RADIUS - cq + radius
+        wr = cell // GRID_SIDE - GRID_RADIUS - cr + radius
+        if wq < 0 or wq >= side or wr < 0 or wr >= side:
+            continue
+        missing = tasks[k, 2] - uf[1, uf_root(uf, tasks[k, 0])]
+        planes[32, wr, wq] = max(missing, 0) / 6.0
