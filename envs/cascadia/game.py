@@ -84,6 +84,7 @@ class CascadiaGame(Game):
         self.kind_info = self.data.kind_info
         self.tables = self.data.score_tables
         self._legal_buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
+        self._kind_features: np.ndarray | None = None  # observation table, built on first use
 
     # ---- setup and flow ----------------------------------------------------------------------
 
@@ -288,9 +289,14 @@ class CascadiaGame(Game):
         return s
 
     def rollout_returns(self, state: CascadiaState, seed: int, policy: str = "random") -> np.ndarray:
-        """Finish ``state`` (consumed) with the compiled random policy; final totals per seat."""
+        """Finish ``state`` (consumed) with a compiled policy ("random", or "greedy": the greedy
+        agent's epsilon-greedy playout); final totals per seat (float64)."""
+        if policy == "greedy":
+            from agents.greedy.cascadia import greedy_rollout
+
+            return greedy_rollout(self, state, seed)
         if policy != "random":
-            raise ValueError(f"cascadia has compiled rollouts for policy 'random' only, not {policy!r}")
+            raise ValueError(f"cascadia rollout policy must be 'random' or 'greedy', not {policy!r}")
         agent = np.array([derive_seed(seed, "rollout")], dtype=np.uint64)
         if not self.is_over(state):
             K.play_random(*state.board_args(), self.nbr, self.kind_edges, self.kind_info, agent)

@@ -116,15 +116,24 @@ def render_image(game: CascadiaGame, state: CascadiaState, player: int | None = 
 # ---- observation ---------------------------------------------------------------------------------
 
 
+def kind_features(game: CascadiaGame) -> np.ndarray:
+    """Per kind: habitats shown (5), animals allowed (5), keystone (1)."""
+    table = np.zeros((game.kind_info.shape[0], 11), dtype=np.float32)
+    for kind in range(table.shape[0]):
+        for h in set(int(v) for v in game.kind_edges[kind, 0]):
+            table[kind, h] = 1.0
+        mask = int(game.kind_info[kind, 0])
+        for w in range(5):
+            table[kind, 5 + w] = float(mask >> w & 1)
+        table[kind, 10] = float(game.kind_info[kind, 1] >= 0)
+    return table
+
+
 def _tile_features(game: CascadiaGame, kind: int, out: np.ndarray) -> None:
-    if kind < 0:
-        return
-    for h in set(int(v) for v in game.kind_edges[kind, 0]):
-        out[h] = 1.0
-    mask = int(game.kind_info[kind, 0])
-    for w in range(5):
-        out[5 + w] = float(mask >> w & 1)
-    out[10] = float(game.kind_info[kind, 1] >= 0)
+    if kind >= 0:
+        if getattr(game, "_kind_features", None) is None:
+            game._kind_features = kind_features(game)
+        out[:] = game._kind_features[kind]
 
 
 def observation_vector(game: CascadiaGame, state: CascadiaState, player: int) -> np.ndarray:

@@ -77,3 +77,11 @@ def test_rank_actions_puts_the_greedy_choice_first_and_keeps_every_legal_action(
     assert out.dtype == np.float64 and out.tolist() == g.returns(b).tolist()
     noisy = [greedy_rollout(g, g.new_game(9), seed=k, epsilon=0.3).tolist() for k in (1, 1, 2)]
     assert noisy[0] == noisy[1]
+
+
+def test_game_rollout_returns_with_the_greedy_policy():
+    g = CascadiaGame(players=2)
+    out = g.rollout_returns(g.new_game(4), seed=2, policy="greedy")
+    assert out.dtype == np.float64 and out.shape == (2,) and out.min() >= 60
+    with pytest.raises(ValueError, match="rollout policy"):
+        g.rollout_returns(g.new_game(4), seed=2, policy="mcts")
