@@ -12,7 +12,8 @@ where (q, r) is the axial position of the placement, ``rot`` the clockwise rotat
 and (cq, cr) the *window centre*: the midpoint (floor) of the bounding box of the placed tiles, (0, 0)
 before the first tile. The window follows the board. With ``window_radius >= 36`` it provably holds
 every position (70 tiles span at most 69 steps); the default 15 held every legal position in every
-game the tests play (see ``lost_positions``). Positions outside the window are not expressible.
+game the tests play (see ``lost_positions``), and a board that outgrows it recentres the window on
+the drawn tile's legal positions. Positions outside the window are not expressible.
 Decision 5 (a tile with no legal position) needs no action: the engine sets the tile aside and draws
 again. Decision 4's fallback (no position keeps a new task achievable) shows up as a mask of every
 edge-legal placement; the task then fails on placement.
@@ -28,7 +29,6 @@ import numpy as np
 
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.game import Game, ScoreSheet, State
-from envs.core.hexgrid import HEX_DIRECTIONS
 from envs.core.rng import new_stream
 from envs.dorfromantik import kernels as K
 from envs.dorfromantik.data import (
@@ -513,8 +513,3 @@ class DorfromantikGame(Game):
 
         return render_image(self, state)
 
-
-def neighbour(q: int, r: int, d: int) -> tuple[int, int]:
-    """Axial neighbour of (q, r) in direction d."""
-    dq, dr = HEX_DIRECTIONS[d]
-    return q + dq, r + dr

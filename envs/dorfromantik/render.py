@@ -72,7 +72,7 @@ def render_text(game: DorfromantikGame, state: DorfState) -> str:
     return "\n".join(lines)
 
 
-def render_image(game: DorfromantikGame, state: DorfState, hex_size: int = 9) -> np.ndarray:
+def render_image(game: DorfromantikGame, state: DorfState, hex_size: int = 12) -> np.ndarray:
     """An RGB picture (uint8 H x W x 3) of the landscape: each edge sector painted in its terrain,
     a darker rim round every tile, task tiles with a white (open), black (done) or grey (failed) dot."""
     tiles = game.placed_tiles(state)
