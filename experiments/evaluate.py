@@ -395,7 +395,7 @@ def print_tables(summary: dict[str, Any]) -> None:
                         f"{summary['players']} player(s)")
     for column in ("agent", "mean", "SD", "95% CI (t)", "95% CI (bootstrap)", "P10/P50/P90", "min/max",
                    "ms/decision"):
-        table.add_column(column, justify="left" if column == "agent" else "right")
+        table.add_column(column, justify="left" if column == "agent" else "right", overflow="fold")
     for name, s in summary["agents"].items():
         table.add_row(name, _fmt(s["mean"]), _fmt(s["sd"]), _ci(s["ci95_t"]), _ci(s["ci95_bootstrap"]),
                       f"{s['p10']:.0f}/{s['p50']:.0f}/{s['p90']:.0f}", f"{s['min']:.0f}/{s['max']:.0f}",
@@ -404,7 +404,7 @@ def print_tables(summary: dict[str, Any]) -> None:
     if summary["pairs"]:
         pairs = Table(title="paired differences (A - B, same seeds)")
         for column in ("A", "B", "mean diff", "95% CI", "p (t)", "p (Wilcoxon)"):
-            pairs.add_column(column, justify="right")
+            pairs.add_column(column, justify="right", overflow="fold")
         for p in summary["pairs"]:
             pairs.add_row(p["a"], p["b"], _fmt(p["mean_difference"]), _ci(p["ci95"]), f"{p['t_pvalue']:.3g}",
                           f"{p['wilcoxon_pvalue']:.3g}")
@@ -414,7 +414,7 @@ def print_tables(summary: dict[str, Any]) -> None:
         note = "; regularised: someone never won" if summary["ratings"]["prior_games"] else ""
         wins = Table(title=f"win rates and Bradley-Terry ratings (Elo scale{note})")
         for column in ("agent", "win rate", "95% Wilson CI", "Elo"):
-            wins.add_column(column, justify="right")
+            wins.add_column(column, justify="right", overflow="fold")
         for name, w in summary["win_rates"].items():
             wins.add_row(name, _fmt(w["rate"], 3), _ci(w["ci95"], 3), _fmt(elo[name], 0))
         console.print(wins)

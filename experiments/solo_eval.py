@@ -151,10 +151,10 @@ def print_report(summary: dict[str, Any]) -> None:
     from rich.table import Table
 
     console = Console()
-    main = Table(title=f"solo {summary['game']}: {summary['games']} games per agent ({summary['seeds']})")
-    for column in ("agent", "mean score", "mean threshold", "mean evaluation", "95% CI", ">= 0",
-                   "ms/decision"):
-        main.add_column(column, justify="left" if column == "agent" else "right")
+    main = Table(title=f"solo {summary['game']}: {summary['games']} games per agent ({summary['seeds']}); "
+                       "means per game, evaluation = score - threshold")
+    for column in ("agent", "score", "threshold", "evaluation", "95% CI", ">= 0", "ms/move"):
+        main.add_column(column, justify="left" if column == "agent" else "right", overflow="fold")
     for name, a in summary["agents"].items():
         lo, hi = a["ci95_evaluation"]
         main.add_row(name, f"{a['mean_score']:.1f}", f"{a['mean_threshold']:.1f}",
@@ -165,7 +165,7 @@ def print_report(summary: dict[str, Any]) -> None:
     if summary["pairs"]:
         pairs = Table(title="paired comparison (evaluation points, A - B on the same seeds)")
         for column in ("A", "B", "mean diff", "95% CI", "p (paired t)", "p (Wilcoxon)"):
-            pairs.add_column(column, justify="right")
+            pairs.add_column(column, justify="right", overflow="fold")
         for p in summary["pairs"]:
             pairs.add_row(p["a"], p["b"], f"{p['mean_difference']:+.2f}",
                           f"[{p['ci95'][0]:+.2f}, {p['ci95'][1]:+.2f}]", f"{p['t_pvalue']:.3g}",
@@ -175,7 +175,7 @@ def print_report(summary: dict[str, Any]) -> None:
     titles = Table(title="title distribution (share of games)")
     titles.add_column("title (min evaluation)")
     for name in names:
-        titles.add_column(name, justify="right")
+        titles.add_column(name, justify="right", overflow="fold")
     for low, title in summary["title_table"]:
         titles.add_row(f"{title} ({low:+d})", *(
             f"{100 * summary['agents'][n]['titles'].get(title, 0) / summary['agents'][n]['games']:.0f}%"
@@ -185,7 +185,7 @@ def print_report(summary: dict[str, Any]) -> None:
                         "(points the card scored)")
     cards.add_column("card")
     for name in names:
-        cards.add_column(name, justify="right")
+        cards.add_column(name, justify="right", overflow="fold")
     for card in sorted({c for n in names for c in summary["cards"][n]}):
         cells = []
         for name in names:
