@@ -45,6 +45,26 @@ def _rollout_rate(game, state, n: int) -> dict[str, float]:
     return {"games_per_s": n / wall, "games_per_s_cpu": n / cpu}
 
 
+def _playout_rate(game, state, n: int) -> float:
+    """Raw compiled random playouts from ``state`` (numba determinization + ``play_random``, no
+    Python per game) per CPU second: the ceiling of any random-rollout search."""
+    from agents import mcts_cartographers as M
+    from envs.cartographers import kernels as K
+
+    stream = np.array([12345], dtype=np.uint64)
+    scratch = M.new_scratch(state)
+    no_actions = np.zeros(0, dtype=np.int32)
+
+    def playouts(count: int) -> None:
+        for _ in range(count):
+            M.determinize_into(state.arrays(), scratch, stream)
+            K.play_random(scratch, game.tb, stream, no_actions)
+
+    playouts(5)  # warm-up
+    _, cpu = _timed(lambda: playouts(n))
+    return n / cpu
+
+
 def _greedy_latency(game, games: int) -> dict[str, float]:
     agent = make_agent("greedy", game)
     times = []
@@ -81,6 +101,7 @@ def run_bench(quick: bool = False) -> dict:
                 out[f"{label}_{where}_{key}"] = round(value, 1)
     for key, value in _rollout_rate(game, start, 200 if quick else 1000).items():
         out[f"engine_random_rollout_{key}"] = round(value, 1)
+    out["raw_random_playout_games_per_s_cpu"] = round(_playout_rate(game, start, 300 if quick else 3000), 1)
     for key, value in _greedy_latency(game, 1 if quick else 5).items():
         out[f"greedy_{key}"] = round(value, 3) if isinstance(value, float) else value
     return out
