@@ -119,3 +119,12 @@ def test_mask_cache_follows_the_state():
     assert game.legal_mask(state).sum() > 6
     other = game.new_game(2)
     assert game.legal_mask(other).sum() == 6
+
+
+def test_rllib_style_env_config_mapping():
+    env = DorfromantikEnv({"players": 2, "window_radius": 10, "illegal_action": "penalize"})
+    assert env.game.players == 2 and env.game.window_radius == 10
+    assert env.action_space.n == 21 * 21 * 6
+    obs, info = env.reset(seed=1)
+    obs, reward, done, _, info = env.step(0)                # not the origin: penalised, state unchanged
+    assert reward == -1.0 and "illegal_action" in info and info["score"]["tiles_placed"] == 0
