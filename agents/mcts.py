@@ -104,6 +104,8 @@ class MCTSAgent:
                  c: float = 0.7, rollout: str = "random", widening: Any = (2.0, 0.5),
                  prior: str = "random", max_depth: int | None = None, determinize_every: int = 1,
                  seed_offset: int = 0, engine: str = "python", paired: bool = False):
+        if isinstance(simulations, str) and simulations.lower() == "none":
+            simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
             raise ConfigError(f"mcts: simulations must be a positive integer, got {simulations!r}")
         if time_limit is not None and (not isinstance(time_limit, int | float) or time_limit <= 0):

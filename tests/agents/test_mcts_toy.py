@@ -81,7 +81,8 @@ def test_simulation_budget_and_stats():
 def test_time_budget_stops_in_time():
     game = ToyGame(players=2)
     state = game.new_game(5)
-    agent = MCTSAgent(game, simulations=None, time_limit=0.05)
+    agent = make_agent("mcts:simulations=none,time_limit=0.05", game)
+    assert agent.simulations is None
     agent.act(state, game.legal_mask(state), np.random.default_rng(0))
     assert 0.04 <= agent.last_stats["seconds"] < 0.5
     assert agent.last_stats["simulations"] > 10
@@ -114,6 +115,7 @@ def test_same_rng_same_decision():
 @pytest.mark.parametrize("spec, fragment", [
     ("mcts:simulations=0", "simulations"),
     ("mcts:simulations=abc", "simulations"),
+    ("mcts:simulations=none", "give simulations or time_limit"),
     ("mcts:time_limit=-1", "time_limit"),
     ("mcts:rollout=smart", "rollout"),
     ("mcts:prior=oracle", "prior"),
