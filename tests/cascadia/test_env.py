@@ -60,3 +60,12 @@ def test_multi_agent_env_turn_based():
         if terms["__all__"]:
             break
     assert terms["__all__"] and seen == {"player_0", "player_1"}
+
+
+def test_greedy_opponent_plays_the_other_seat():
+    env = CascadiaEnv(players=2, opponent="greedy")
+    obs, info = env.reset(seed=3)
+    for _ in range(6):  # two learner turns: the greedy seat answers after each
+        action = int(np.flatnonzero(info["action_mask"])[0])
+        obs, reward, done, _, info = env.step(action)
+    assert env.state.pinfo[1, 3] == 2  # the opponent played two turns
