@@ -85,3 +85,11 @@ def test_game_rollout_returns_with_the_greedy_policy():
     assert out.dtype == np.float64 and out.shape == (2,) and out.min() >= 60
     with pytest.raises(ValueError, match="rollout policy"):
         g.rollout_returns(g.new_game(4), seed=2, policy="mcts")
+
+
+@pytest.mark.slow
+def test_greedy_four_player_base_score_over_10_games():
+    g = CascadiaGame(players=4)
+    greedy = CascadiaGreedyAgent(g)
+    base = [sh.extra["base"] for seed in range(10) for sh in play(g, greedy, 2000 + seed)]
+    assert np.mean(base) >= 84
