@@ -13,6 +13,7 @@ in each seat equally often); with k < P the agents are repeated round the table 
 from __future__ import annotations
 
 import csv
+import importlib
 import itertools
 import json
 from collections.abc import Iterator, Sequence
@@ -196,58 +197,124 @@ def iterate_games(spec: EvalSpec, players: int) -> Iterator[tuple[int, int, tupl
             yield seed, index, lineup
 
 
+def resolve_final_info(target: str | None, game: Game) -> FinalInfo | None:
+    """``"module:function"`` -> ``function(game)``, the per-game hook (by name, so Ray workers
+    can rebuild it)."""
+    if target is None:
+        return None
+    module_name, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module_name), attr)(game)
+
+
+def play_games(game_name: str, game_target: str, options: dict[str, Any], agent_targets: dict[str, str],
+               jobs: list[tuple[int, int, tuple[str, ...]]], final_info: str | None = None,
+               ) -> list[tuple[int, int, GameRecord]]:
+    """Play ``jobs`` (seed, lineup index, lineup) in a fresh process (a Ray worker); the names
+    registered only in the driver (test games and agents) come along as targets."""
+    from agents.base import AGENTS
+    from envs.core.registry import GAMES
+
+    GAMES.setdefault(game_name, game_target)
+    for name, target in agent_targets.items():
+        AGENTS.setdefault(name, target)
+    game = make_game(game_name, **options)
+    hook = resolve_final_info(final_info, game)
+    return [(seed, index, play_game(game, list(lineup), seed, final_info=hook))
+            for seed, index, lineup in jobs]
+
+
+def _play_here(game: Game, jobs: list, keep_state: bool, hook: FinalInfo | None) -> Iterator[list]:
+    for seed, index, lineup in jobs:
+        record = play_game(game, list(lineup), seed, keep_final_state=keep_state, final_info=hook)
+        yield [(seed, index, record)]
+
+
+def _play_on_ray(spec: EvalSpec, jobs: list, final_info: str | None, workers: int) -> Iterator[list]:
+    """Chunks of consecutive jobs as Ray tasks, at most ``workers`` in flight; yields each chunk's
+    results as it finishes."""
+    from agents.base import AGENTS
+    from envs.core.registry import GAMES
+    from experiments.simulate import start_ray
+
+    ray = start_ray(workers, None)
+    remote = ray.remote(num_cpus=1, max_retries=3)(play_games)
+    size = max(1, -(-len(jobs) // (workers * 4)))
+    chunks = [jobs[i:i + size] for i in range(0, len(jobs), size)]
+    names = {parse_agent_spec(a)[0] for a in spec.agents}
+    args = (spec.game, GAMES[spec.game.strip().lower()], spec.game_options(),
+            {n: AGENTS[n] for n in names if n in AGENTS})
+    in_flight: dict[Any, int] = {}
+    try:
+        while chunks or in_flight:
+            while chunks and len(in_flight) < workers:
+                in_flight[remote.remote(*args, chunks.pop(0), final_info)] = 1
+            done, _ = ray.wait(list(in_flight), num_returns=1)
+            for ref in done:
+                in_flight.pop(ref)
+                yield ray.get(ref)
+    finally:
+        for ref in in_flight:
+            ray.cancel(ref, force=True)
+
+
 def run_evaluation(spec: EvalSpec, out_dir: Path | None = None, progress: bool = True,
-                   keep_best_state: bool = False, final_info: FinalInfo | None = None,
-                   game: Game | None = None) -> EvalRun:
+                   keep_best_state: bool = False, final_info: str | None = None,
+                   game: Game | None = None, workers: int = 1) -> EvalRun:
     """Play every game of ``spec``; write ``games.csv`` in ``out_dir`` incrementally.
 
-    ``keep_best_state`` keeps the final state of the highest-scoring game (``EvalRun.best``);
-    ``final_info`` adds game-level columns read from each final state."""
+    ``keep_best_state`` keeps the final state of the highest-scoring game (``EvalRun.best``; with
+    several workers the best game is replayed here, which gives the identical game);
+    ``final_info`` ("module:function(game) -> hook") adds game-level columns read from each final
+    state. ``workers`` > 1 plays chunks of games as Ray tasks: the records are the same as with
+    one worker (each game depends only on its seed and lineup), sorted back into play order.
+    """
     from tqdm import tqdm
 
     game = game or make_game(spec.game, **spec.game_options())
     players = game.num_players()
     check_agents(game, spec.agents)
-    total = len(spec.seeds) * len(lineups(spec.agents, players))
+    jobs = list(iterate_games(spec, players))
     writer = RowWriter(out_dir / "games.csv") if out_dir is not None else None
-    records: list[GameRecord] = []
-    rows: list[dict[str, Any]] = []
+    played: list[tuple[int, int, GameRecord]] = []
     best: GameRecord | None = None
     interrupted = False
+    batches = _play_on_ray(spec, jobs, final_info, workers) if workers > 1 else \
+        _play_here(game, jobs, keep_best_state, resolve_final_info(final_info, game))
+    bar = tqdm(total=len(jobs), desc=f"{spec.game} eval", unit="game", disable=not progress,
+               dynamic_ncols=True)
     try:
-        bar = tqdm(iterate_games(spec, players), total=total, desc=f"{spec.game} eval", unit="game",
-                   disable=not progress, dynamic_ncols=True)
-        for seed, index, lineup in bar:
-            record = play_game(game, list(lineup), seed, keep_final_state=keep_best_state,
-                               final_info=final_info)
-            new_rows = record.seat_rows()
-            for row in new_rows:
-                row["lineup"] = index
-            if writer is not None:
-                writer.write(new_rows)
-            rows.extend(new_rows)
-            if keep_best_state and (best is None or max(record.totals) > max(best.totals)):
-                if best is not None:
-                    best.final_state = None  # keep one final state only
-                best = record
-            elif record is not best:
-                record.final_state = None
-            records.append(record)
+        for batch in batches:
+            for seed, index, record in batch:
+                if writer is not None:
+                    writer.write([{**row, "lineup": index} for row in record.seat_rows()])
+                if best is None or max(record.totals) > max(best.totals):
+                    if best is not None:
+                        best.final_state = None  # keep one final state only
+                    best = record
+                elif record is not best:
+                    record.final_state = None
+                played.append((seed, index, record))
+            bar.update(len(batch))
     except KeyboardInterrupt:
         interrupted = True
         per_seed = len(lineups(spec.agents, players))
-        complete = {seed for seed in spec.seeds if sum(r.seed == seed for r in records) == per_seed}
+        complete = {seed for seed in spec.seeds if sum(p[0] == seed for p in played) == per_seed}
         if not complete:
             raise
-        records = [r for r in records if r.seed in complete]
-        rows = [row for row in rows if row["seed"] in complete]
+        played = [p for p in played if p[0] in complete]
         if best is not None and best.seed not in complete:
-            best = None
+            best = max((p[2] for p in played), key=lambda r: max(r.totals))
+            best.final_state = None
     finally:
+        bar.close()
         if writer is not None:
             writer.close()
-    return EvalRun(spec=spec, players=players, records=records, rows=pd.DataFrame(rows), best=best,
-                   interrupted=interrupted)
+    played.sort(key=lambda p: (p[0], p[1]))
+    rows = [{**row, "lineup": index} for _, index, record in played for row in record.seat_rows()]
+    if keep_best_state and best is not None and best.final_state is None:
+        best = play_game(game, best.agents, best.seed, keep_final_state=True)  # deterministic replay
+    return EvalRun(spec=spec, players=players, records=[p[2] for p in played], rows=pd.DataFrame(rows),
+                   best=best if keep_best_state else None, interrupted=interrupted)
 
 
 def warn_if_interrupted(run: EvalRun) -> None:
@@ -435,13 +502,17 @@ def print_tables(summary: dict[str, Any]) -> None:
               "plots here.")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+@click.option("--workers", type=int, default=1, show_default=True,
+              help="Play games in parallel as local Ray tasks (same results as 1).")
 def evaluate(game: str | None, agents: str | None, games: int | None, seed: int | None,
              suite: str | None, players: int | None, config: str | None, out: str | None, as_json: bool,
-             no_progress: bool) -> None:
+             no_progress: bool, workers: int) -> None:
     """Compare agents on GAME with common random numbers (the same seeds for every agent)."""
     spec = build_spec(game, agents, games, seed, players, suite=suite, config=config)
     out_dir = Path(out) if out else None
-    run = run_evaluation(spec, out_dir=out_dir, progress=not no_progress)
+    if workers < 1:
+        raise ConfigError(f"--workers must be at least 1, got {workers}")
+    run = run_evaluation(spec, out_dir=out_dir, progress=not no_progress, workers=workers)
     warn_if_interrupted(run)
     summary = summarize_run(run)
     if out_dir is not None:

@@ -283,9 +283,11 @@ def write_outputs(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--show-map", is_flag=True, help="Print the final map of the best game.")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
+@click.option("--workers", type=int, default=1, show_default=True,
+              help="Play games in parallel as local Ray tasks (same results as 1).")
 def solo_eval(agent: str | None, agents: str | None, games: int | None, seed: int | None,
               suite: str | None, side: str, game_name: str, out: str | None, as_json: bool, show_map: bool,
-              no_progress: bool) -> None:
+              no_progress: bool, workers: int) -> None:
     """Solo Cartographers: evaluation points (score - card thresholds), titles, per-card breakdown."""
     if agent and agents:
         raise ConfigError("give --agent or --agents, not both")
@@ -298,7 +300,7 @@ def solo_eval(agent: str | None, agents: str | None, games: int | None, seed: in
     spec = EvalSpec(game=game_name, agents=specs, seeds=seeds, players=1, seeds_label=label)
     out_dir = Path(out) if out else None
     run = run_evaluation(spec, out_dir=out_dir, progress=not no_progress, keep_best_state=show_map,
-                         final_info=card_columns(game), game=game)
+                         final_info="experiments.solo_eval:card_columns", game=game, workers=workers)
     warn_if_interrupted(run)
     if "x_evaluation" not in run.rows.columns:
         raise ConfigError(f"{game_name} reports no solo evaluation points "
