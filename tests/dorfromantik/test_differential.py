@@ -191,3 +191,54 @@ def test_small_window_recentres_on_the_legal_positions():
             else:
                 game.place_at(state, *legal[rng.integers(len(legal))])
     assert outgrown > 0
+
+
+def test_kernels_match_reference_when_new_tasks_often_cannot_be_kept(tmp_path):
+    """Landscape tiles turned to forest (but for their rail and river edges) make big forests; at
+    every third position a forest task (all-forest T06 or two-edged T19) is put in hand on copies of
+    both engines, which often leaves no placement that keeps the task (decision 4's fallback)."""
+    import copy
+
+    from envs.dorfromantik.data import DEFAULT_PATH, load_data
+
+    text = DEFAULT_PATH.read_text()
+    base = load_data(DEFAULT_PATH)
+    for i, tid in enumerate(base.tile_ids[:48]):
+        code = "".join("MWGVTS"[e] for e in base.edges[i])
+        if tid not in ("L33", "L38", "L43"):
+            forest = "".join(c if c in "TS" else "W" for c in code)
+            text = text.replace(f"{{id: {tid}, edges: {code}}}", f"{{id: {tid}, edges: {forest}}}")
+    path = tmp_path / "dense.yaml"
+    path.write_text(text)
+    game = DorfromantikGame(data_path=str(path))
+    data = load_data(path)
+    rng = np.random.default_rng(5)
+    fallbacks = kept = 0
+    out = np.zeros(2, np.int64)
+    for seed in range(3):
+        state, ref = game.new_game(seed), ReferenceGame(seed, data=data)
+        step = 0
+        while not game.is_over(state):
+            legal = game.legal_placements(state)
+            assert set(legal) == ref.legal_placements()
+            if step % 3 == 2:
+                for tid, marker in (("T06", 5), ("T19", 6)):
+                    probe, ref_probe = state.copy(), copy.deepcopy(ref)
+                    game.set_hand(probe, tid, marker)
+                    ref_probe.drawn, ref_probe.marker = data.tile_ids.index(tid), marker
+                    probe_legal = game.legal_placements(probe)
+                    assert set(probe_legal) == ref_probe.legal_placements()
+                    tile = data.tile_ids.index(tid)
+                    q, r, rot = probe_legal[0]
+                    cell = (r + K.GRID_RADIUS) * K.GRID_SIDE + q + K.GRID_RADIUS
+                    ok = K.task_ok(probe.cells, probe.uf, game._rot_edges, tile, rot, cell, 1, marker, out)
+                    fallbacks += not ok
+                    kept += ok
+            move = compact_choice(legal, rng)
+            game.place_at(state, *move)
+            ref.place(*move)
+            step += 1
+            assert [t["status"] for t in game.tasks(state)] == [t["status"] for t in ref.tasks]
+        b, rb = game.breakdown(state), ref.breakdown()
+        assert {k: b[k] for k in rb} == rb
+    assert fallbacks > 0 and kept > 5
