@@ -390,7 +390,7 @@ class CartographersGame(Game):
             return f"orientation {f['orientation']} does not exist: this shape has {n} distinct orientations"
         if code == K.E_OFFMAP:
             return "shape leaves the map"
-        grid = state.grid[K.decision_map(state.arrays())]
+        grid = state.grid[K.decision_map(state.meta)]
         if code in (K.E_FILLED, K.E_CELL_FILLED):
             for r, c in f["cells"]:
                 t = int(grid[r * 11 + c])

@@ -662,54 +662,42 @@ def _gain_coin(coins: np.ndarray, p: int, cap: int) -> None:
 
 
 @njit(cache=True)
-def _mountain_coins(st, tb, p: int) -> None:
-    """Award map ``p`` a coin for each mountain whose 4th neighbour has just been filled."""
-    grid = st[0][p]
-    mountains = tb[1]
+def draw(grid: np.ndarray, coins: np.ndarray, mtn_done: np.ndarray, cap: int, mountains: np.ndarray,
+         pl_cells: np.ndarray, p: int, pid: int, cell: int, terrain: int, coin: bool) -> None:
+    """Draw ``terrain`` on map ``p`` (``grid`` is int8[P, 121]): placement ``pid``, or the single
+    ``cell`` when ``pid`` < 0. Then the shape coin (``coin``) and a coin for every mountain whose
+    4th orthogonal neighbour is now filled (once per mountain), capped at ``cap`` (-1: no cap)."""
+    g = grid[p]
+    if pid >= 0:
+        for j in range(pl_cells[pid, 7]):
+            g[pl_cells[pid, j]] = terrain
+    else:
+        g[cell] = terrain
+    if coin:
+        _gain_coin(coins, p, cap)
     for m in range(mountains.shape[0]):
-        if st[2][p, m]:
+        if mtn_done[p, m]:
             continue
-        cell = mountains[m]
+        mc = mountains[m]
         ok = True
         for k in range(4):
-            nb = _neighbor(cell, k)
-            if nb < 0 or grid[nb] == EMPTY:
+            nb = _neighbor(mc, k)
+            if nb < 0 or g[nb] == EMPTY:
                 ok = False
                 break
         if ok:
-            st[2][p, m] = True
-            _gain_coin(st[1], p, st[6][M_CAP])
-
-
-@njit(cache=True)
-def draw_placement(st, tb, p: int, pid: int, terrain: int, coin: bool) -> None:
-    """Draw placement ``pid`` with ``terrain`` on map ``p``, then coins (shape coin, mountains)."""
-    grid = st[0][p]
-    pl_cells = tb[5]
-    for j in range(pl_cells[pid, 7]):
-        grid[pl_cells[pid, j]] = terrain
-    if coin:
-        _gain_coin(st[1], p, st[6][M_CAP])
-    _mountain_coins(st, tb, p)
-
-
-@njit(cache=True)
-def draw_cell(st, tb, p: int, cell: int, terrain: int) -> None:
-    """Draw one cell (fallback 1x1) on map ``p``; no shape coin, mountain coins apply."""
-    st[0][p][cell] = terrain
-    _mountain_coins(st, tb, p)
+            mtn_done[p, m] = True
+            _gain_coin(coins, p, cap)
 
 
 # ---- solo ambush -------------------------------------------------------------------------------
 
 
 @njit(cache=True)
-def solo_ambush_placement(grid: np.ndarray, amb_index: int, tb) -> int:
+def solo_ambush_pid(grid: np.ndarray, amb_index: int, order: np.ndarray, bits: np.ndarray) -> int:
     """Placement id of the solo ambush ``amb_index`` (0..3) on ``grid`` per decision 9, or -1
-    when it fits nowhere (the ambush is then ignored)."""
+    when it fits nowhere (the ambush is then ignored). ``order`` = ``tb.solo_order``."""
     f_lo, f_hi = filled_bits(grid)
-    order = tb[8]
-    bits = tb[4]
     zero = np.uint64(0)
     for i in range(order.shape[1]):
         pid = order[amb_index, i]
@@ -718,6 +706,12 @@ def solo_ambush_placement(grid: np.ndarray, amb_index: int, tb) -> int:
         if (bits[pid, 0] & f_lo) == zero and (bits[pid, 1] & f_hi) == zero:
             return pid
     return -1
+
+
+@njit(cache=True)
+def solo_ambush_placement(grid: np.ndarray, amb_index: int, tb) -> int:
+    """:func:`solo_ambush_pid` with the tables tuple."""
+    return solo_ambush_pid(grid, amb_index, tb[8], tb[4])
 
 
 # ---- the turn flow -----------------------------------------------------------------------------
@@ -819,9 +813,9 @@ def advance(st, tb) -> None:
         if kind == KIND_AMBUSH:
             meta[M_LAST_AMBUSH] = card
             if meta[M_PLAYERS] == 1:
-                pid = solo_ambush_placement(grid[0], card - N_EXPLORE_CARDS, tb)
+                pid = solo_ambush_pid(grid[0], card - N_EXPLORE_CARDS, tb[8], tb[4])
                 if pid >= 0:
-                    draw_placement(st, tb, 0, pid, MONSTER_T, False)
+                    draw(grid, st[1], st[2], meta[M_CAP], tb[1], tb[5], 0, pid, 0, MONSTER_T, False)
                 continue  # time 0: an ambush never ends a season
             meta[M_PHASE] = PHASE_AMBUSH
             meta[M_ACTOR] = 0
@@ -897,24 +891,21 @@ def _legal_pid(bits, pid, f_lo, f_hi, r_lo, r_hi, require) -> bool:
 
 
 @njit(cache=True)
-def decision_map(st) -> int:
+def decision_map(meta: np.ndarray) -> int:
     """The map the acting seat draws on (its own when exploring, the target's in an ambush)."""
-    meta = st[6]
     if meta[M_PHASE] == PHASE_AMBUSH:
         return meta[M_TARGET]
     return meta[M_ACTOR]
 
 
 @njit(cache=True)
-def enumerate_legal(st, tb, buf: np.ndarray) -> int:
-    """Write the legal (shape option, placement id) pairs of the current decision into
-    ``buf`` (int32[n, 2]); returns n (0 means only the 1x1 fallback is legal)."""
-    meta, cards, bits, start = st[6], tb[2], tb[4], tb[6]
-    card = meta[M_CARD]
-    grid = st[0][decision_map(st)]
+def enumerate_legal(grid: np.ndarray, ruins: np.ndarray, cards: np.ndarray, bits: np.ndarray,
+                    start: np.ndarray, card: int, require: bool, buf: np.ndarray, first_only: bool) -> int:
+    """Write the legal (shape option, placement id) pairs of ``card``'s shapes on one map
+    ``grid`` into ``buf`` (int32[n, 2]) and return n; 0 means only the 1x1 fallback is legal.
+    ``require``: the ruins constraint. ``first_only``: stop at the first legal one."""
     f_lo, f_hi = filled_bits(grid)
-    require = meta[M_PHASE] == PHASE_EXPLORE and meta[M_RUINS] != 0
-    r_lo, r_hi = empty_ruins_bits(grid, tb[0])
+    r_lo, r_hi = empty_ruins_bits(grid, ruins)
     zero = np.uint64(0)
     if require and r_lo == zero and r_hi == zero:
         return 0
@@ -926,7 +917,18 @@ def enumerate_legal(st, tb, buf: np.ndarray) -> int:
                 buf[n, 0] = k
                 buf[n, 1] = pid
                 n += 1
+                if first_only:
+                    return n
     return n
+
+
+@njit(cache=True)
+def _enumerate_current(st, tb, buf: np.ndarray, first_only: bool) -> int:
+    """:func:`enumerate_legal` for the current decision of state ``st``."""
+    meta = st[6]
+    require = meta[M_PHASE] == PHASE_EXPLORE and meta[M_RUINS] != 0
+    return enumerate_legal(st[0][decision_map(meta)], tb[0], tb[2], tb[4], tb[6], meta[M_CARD], require,
+                           buf, first_only)
 
 
 @njit(cache=True)
@@ -942,9 +944,9 @@ def legal_mask_into(st, tb, buf: np.ndarray, mask: np.ndarray) -> int:
     mask[:] = False
     if meta[M_PHASE] == PHASE_OVER:
         return 0
-    n = enumerate_legal(st, tb, buf)
+    n = _enumerate_current(st, tb, buf, False)
     card = meta[M_CARD]
-    grid = st[0][decision_map(st)]
+    grid = st[0][decision_map(meta)]
     count = 0
     if meta[M_PHASE] == PHASE_EXPLORE:
         if n > 0:
@@ -975,23 +977,6 @@ def legal_mask_into(st, tb, buf: np.ndarray, mask: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def _any_fits(st, tb) -> bool:
-    """True when some offered option has a legal placement in the current decision."""
-    meta, cards, bits, start = st[6], tb[2], tb[4], tb[6]
-    card = meta[M_CARD]
-    grid = st[0][decision_map(st)]
-    f_lo, f_hi = filled_bits(grid)
-    require = meta[M_PHASE] == PHASE_EXPLORE and meta[M_RUINS] != 0
-    r_lo, r_hi = empty_ruins_bits(grid, tb[0])
-    for k in range(cards[card, C_NOPT]):
-        s = cards[card, C_SHAPE + k]
-        for pid in range(start[s], start[s + 1]):
-            if _legal_pid(bits, pid, f_lo, f_hi, r_lo, r_hi, require):
-                return True
-    return False
-
-
-@njit(cache=True)
 def check_action(st, tb, action: int) -> int:
     """0 when ``action`` is legal now, else a reason code (E_*)."""
     meta, cards, pl_index, bits, pl_cells = st[6], tb[2], tb[7], tb[4], tb[5]
@@ -1000,7 +985,7 @@ def check_action(st, tb, action: int) -> int:
     if action < 0 or action >= NUM_ACTIONS:
         return E_RANGE
     card = meta[M_CARD]
-    grid = st[0][decision_map(st)]
+    grid = st[0][decision_map(meta)]
     explore = meta[M_PHASE] == PHASE_EXPLORE
     if action < FALLBACK_BASE or (AMBUSH_BASE <= action < AMBUSH_FALLBACK_BASE):
         if explore != (action < FALLBACK_BASE):
@@ -1045,7 +1030,7 @@ def check_action(st, tb, action: int) -> int:
     cell = (action - FALLBACK_BASE) % N_CELLS if explore else action - AMBUSH_FALLBACK_BASE
     if grid[cell] != EMPTY:
         return E_CELL_FILLED
-    if _any_fits(st, tb):
+    if _enumerate_current(st, tb, np.empty((1, 2), np.int32), True) > 0:
         return E_FALLBACK_WHILE_FITS
     return OK
 
@@ -1058,38 +1043,39 @@ def apply_decision(st, tb, action: int) -> bool:
     card = meta[M_CARD]
     players = meta[M_PLAYERS]
     meta[M_TURNS] += 1
-    if meta[M_PHASE] == PHASE_EXPLORE:
-        p = meta[M_ACTOR]
-        if action < FALLBACK_BASE:
-            anchor = action % N_CELLS
-            rest = action // N_CELLS
-            o = rest % N_ORIENT
-            rest //= N_ORIENT
-            k = rest % N_SHAPE_OPTIONS
-            t = rest // N_SHAPE_OPTIONS
-            pid = pl_index[cards[card, C_SHAPE + k], o, anchor]
-            draw_placement(st, tb, p, pid, cards[card, C_TERR + t], cards[card, C_COIN + k] != 0)
-        else:
-            rel = action - FALLBACK_BASE
-            draw_cell(st, tb, p, rel % N_CELLS, FOREST + rel // N_CELLS)
-        if p + 1 < players:
-            meta[M_ACTOR] = p + 1
-            meta[M_TARGET] = p + 1
-            return False
-        meta[M_RUINS] = 0
-        return True
-    target = meta[M_TARGET]
-    if action < AMBUSH_FALLBACK_BASE:
+    explore = meta[M_PHASE] == PHASE_EXPLORE
+    p = meta[M_ACTOR] if explore else meta[M_TARGET]
+    pid = -1
+    cell = 0
+    coin = False
+    terrain = MONSTER_T
+    if action < FALLBACK_BASE:
+        anchor = action % N_CELLS
+        rest = action // N_CELLS
+        o = rest % N_ORIENT
+        rest //= N_ORIENT
+        k = rest % N_SHAPE_OPTIONS
+        t = rest // N_SHAPE_OPTIONS
+        pid = pl_index[cards[card, C_SHAPE + k], o, anchor]
+        terrain = cards[card, C_TERR + t]
+        coin = cards[card, C_COIN + k] != 0
+    elif action < AMBUSH_BASE:
+        rel = action - FALLBACK_BASE
+        cell = rel % N_CELLS
+        terrain = FOREST + rel // N_CELLS
+    elif action < AMBUSH_FALLBACK_BASE:
         rel = action - AMBUSH_BASE
         pid = pl_index[cards[card, C_SHAPE], rel // N_CELLS, rel % N_CELLS]
-        draw_placement(st, tb, target, pid, MONSTER_T, False)
     else:
-        draw_cell(st, tb, target, action - AMBUSH_FALLBACK_BASE, MONSTER_T)
+        cell = action - AMBUSH_FALLBACK_BASE
+    draw(st[0], st[1], st[2], meta[M_CAP], tb[1], tb[5], p, pid, cell, terrain, coin)
     d = meta[M_ACTOR] + 1
     if d < players:
         meta[M_ACTOR] = d
-        meta[M_TARGET] = ambush_target(d, cards[card, C_ARROW], players)
+        meta[M_TARGET] = d if explore else ambush_target(d, cards[card, C_ARROW], players)
         return False
+    if explore:
+        meta[M_RUINS] = 0
     return True
 
 
@@ -1114,12 +1100,11 @@ REJECTION_TRIES = 24
 
 
 @njit(cache=True)
-def _rejection_sample(st, tb, policy_rng: np.ndarray) -> tuple:
-    """(placement id, shape option) drawn uniformly among the legal placements of the current
-    decision by rejection, or (-1, -1) after REJECTION_TRIES misses (no ruins constraint)."""
-    meta, cards, bits, start = st[6], tb[2], tb[4], tb[6]
-    card = meta[M_CARD]
-    grid = st[0][decision_map(st)]
+def _rejection_sample(grid: np.ndarray, cards: np.ndarray, bits: np.ndarray, start: np.ndarray, card: int,
+                      policy_rng: np.ndarray) -> tuple:
+    """(placement id, shape option) drawn uniformly among the legal placements of ``card``'s
+    shapes on ``grid`` by rejection (no ruins constraint), or (-1, -1) after REJECTION_TRIES
+    misses."""
     f_lo, f_hi = filled_bits(grid)
     s0 = cards[card, C_SHAPE]
     n0 = start[s0 + 1] - start[s0]
@@ -1152,14 +1137,15 @@ def random_action(st, tb, policy_rng: np.ndarray, buf: np.ndarray) -> int:
     drawn uniformly on top (every placement offers the same terrains)."""
     meta, cards, pl_cells = st[6], tb[2], tb[5]
     card = meta[M_CARD]
+    grid = st[0][decision_map(meta)]
     if meta[M_PHASE] == PHASE_AMBUSH or meta[M_RUINS] == 0:
-        pid, k = _rejection_sample(st, tb, policy_rng)
+        pid, k = _rejection_sample(grid, cards, tb[4], tb[6], card, policy_rng)
         if pid >= 0:
             if meta[M_PHASE] == PHASE_AMBUSH:
                 return AMBUSH_BASE + pl_cells[pid, 5] * N_CELLS + pl_cells[pid, 6]
             t = randint(policy_rng, cards[card, C_NTERR])
             return _place_action(t, k, pl_cells[pid, 5], pl_cells[pid, 6])
-    n = enumerate_legal(st, tb, buf)
+    n = _enumerate_current(st, tb, buf, False)
     if meta[M_PHASE] == PHASE_EXPLORE:
         if n > 0:
             nterr = cards[card, C_NTERR]
@@ -1170,7 +1156,6 @@ def random_action(st, tb, policy_rng: np.ndarray, buf: np.ndarray) -> int:
     elif n > 0:
         pid = buf[randint(policy_rng, n), 1]
         return AMBUSH_BASE + pl_cells[pid, 5] * N_CELLS + pl_cells[pid, 6]
-    grid = st[0][decision_map(st)]
     empties = 0
     for cell in range(N_CELLS):
         if grid[cell] == EMPTY:
