@@ -79,6 +79,9 @@ class CascadiaGame(Game):
         self.players = int(players)
         self.second_place_tie = second_place_tie
         self.data: CascadiaData = load_data(data_path)
+        if self.data.tiles_per_player + 3 > K.MAX_CELLS or self.data.tiles_used(self.players) > NUM_TILES:
+            raise ConfigError(f"cascadia: the data file deals more tiles than the engine holds "
+                              f"({self.data.tiles_used(self.players)} for {self.players} players)")
         self.nbr = NEIGHBORS
         self.kind_edges = self.data.kind_edges
         self.kind_info = self.data.kind_info

@@ -827,6 +827,9 @@ def random_games(games, players, seed, nbr, kind_edges, kind_info, tables, start
                  tiles_used, per_animal, supply, solo_min, solo_points, totals) -> int:
     """Deal and play ``games`` random games in a row (benchmarks, simulation); write each seat's
     full total into ``totals[g, p]``; return the number of decisions taken."""
+    if tiles_used > num_tiles or (players == 1 and tiles_used > 2 * (MAX_CELLS - 3) + 3) \
+            or (players > 1 and tiles_used > players * (MAX_CELLS - 3) + 3):
+        raise ValueError("random_games: tiles_used too large for this player count")
     ncell = nbr.shape[0]
     tiles = np.empty((players, ncell), dtype=np.int16)
     rots = np.empty((players, ncell), dtype=np.int8)
