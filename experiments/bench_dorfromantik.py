@@ -35,6 +35,13 @@ def run_bench(quick: bool = False) -> dict:
     compiled_games_per_s = _rate(n_games, time.perf_counter() - t0)
     mean_random_score = float(totals[:n_games].mean())
 
+    n_greedy = 10 if quick else 60
+    seeds_state = [game.new_game(seed) for seed in range(n_greedy + 1)]
+    game.rollout_returns(seeds_state[-1], 0, "greedy")    # warm-up
+    t0 = time.perf_counter()
+    greedy_scores = [game.rollout_returns(s, i, "greedy")[0] for i, s in enumerate(seeds_state[:n_greedy])]
+    compiled_greedy_games_per_s = _rate(n_greedy, time.perf_counter() - t0)
+
     n_ref = 2 if quick else 6
     t0 = time.perf_counter()
     for seed in range(n_ref):
@@ -86,7 +93,9 @@ def run_bench(quick: bool = False) -> dict:
         "placement_masks_per_s": kernel_masks_per_s,
         "action_masks_per_s": action_masks_per_s,
         "env_steps_per_s": env_steps_per_s,
+        "compiled_greedy_games_per_s": compiled_greedy_games_per_s,
         "mean_random_score": mean_random_score,
+        "mean_greedy_score": float(np.mean(greedy_scores)),
         "first_game_s": first_game_s,
         "games_timed": n_games,
     }

@@ -596,14 +596,15 @@ def _closures(cells, uf, rot_edges, tile: int, rot: int, cell: int, terr: int, r
 
 
 @njit(cache=True)
-def evaluate_placement(cells, placed, uf, tasks, meta, rot_edges, task_type, flag, weights, cell: int,
-                       rot: int, roots, out2) -> float:
+def evaluate_placement(cells, placed, uf, tasks, meta, rot_edges, task_type, flag, weights, flagged,
+                       n_flagged: int, cell: int, rot: int, roots, out2) -> float:
     """Greedy value of placing the drawn tile at ``cell`` with ``rot`` (nothing is changed).
 
     Immediate points (tasks completed exactly, flagged areas closed, longest rail/river grown) plus
     features: task groups brought closer to their targets, failures caused (a lost marker), matching
     and mismatching area edges, open tasks squeezed to one open edge, line tiles joined, and for a new
-    task tile its distance to the target and the open edges it keeps."""
+    task tile its distance to the target and the open edges it keeps. ``flagged[0:n_flagged]`` are
+    the placement indices of the flag tiles on the board (see :func:`flagged_placements`)."""
     tile = meta[M_DRAWN]
     value = 0.0
     # contacts
@@ -664,10 +665,9 @@ def evaluate_placement(cells, placed, uf, tasks, meta, rot_edges, task_type, fla
         else:
             value += weights[7] * (min(out2[1], 4) - (target - out2[0]) * 0.5)
     # flags already on the board whose area this placement closes
-    for p in range(meta[M_PLACED]):
+    for i in range(n_flagged):
+        p = flagged[i]
         f = np.int64(flag[placed[p, 1]])
-        if f == 0:
-            continue
         root = uf_root(uf, p * 5 + f - 1)
         if uf[2, root] == 0:
             continue
@@ -704,6 +704,17 @@ def evaluate_placement(cells, placed, uf, tasks, meta, rot_edges, task_type, fla
 
 
 @njit(cache=True)
+def flagged_placements(placed, meta, flag, out) -> int:
+    """Write the placement indices of the placed flag tiles into ``out``; return how many."""
+    k = 0
+    for p in range(meta[M_PLACED]):
+        if flag[placed[p, 1]] > 0:
+            out[k] = p
+            k += 1
+    return k
+
+
+@njit(cache=True)
 def greedy_values(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, weights, mask,
                   values) -> int:
     """Fill ``values[slot, rot]`` with :func:`evaluate_placement` for every legal placement (``mask``
@@ -711,11 +722,14 @@ def greedy_values(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type
     count = legal_moves(cells, frontier, uf, meta, rot_edges, task_type, mask)
     roots = np.zeros(6, np.int64)
     out2 = np.zeros(2, np.int64)
+    flagged = np.zeros(MAX_PLACED, np.int64)
+    n_flagged = flagged_placements(placed, meta, flag, flagged)
     for i in range(meta[M_FRONT]):
         for rot in range(6):
             if mask[i, rot]:
                 values[i, rot] = evaluate_placement(cells, placed, uf, tasks, meta, rot_edges, task_type,
-                                                    flag, weights, frontier[i], rot, roots, out2)
+                                                    flag, weights, flagged, n_flagged, frontier[i], rot,
+                                                    roots, out2)
             else:
                 values[i, rot] = -np.inf
     return count
