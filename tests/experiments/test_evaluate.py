@@ -146,3 +146,13 @@ def test_ctrl_c_keeps_finished_games_and_summarises_complete_seeds(tmp_path, mon
     assert run.interrupted and sorted(run.rows.seed.unique()) == [0, 1, 2]
     assert len(pd.read_csv(tmp_path / "games.csv")) == 7  # every finished game is on disk
     assert evaluate_module.summarize_run(run)["games"] == 3
+
+
+def test_eval_command_with_config_and_suite(tmp_path):
+    path = tmp_path / "exp.yaml"
+    path.write_text("game: dice-race\nagents: [random, 'prefer:action=0']\nsuite: smoke\n")
+    summary = json.loads(_invoke(["eval", "--config", str(path), "--json", "--no-progress"]).output)
+    assert summary["seeds"] == "suite smoke" and summary["games"] == 5
+    summary = json.loads(_invoke(["eval", "--config", str(path), "--games", "3", "--json",
+                                  "--no-progress"]).output)
+    assert summary["games"] == 3 and summary["seeds"] == "seeds 0..2"
