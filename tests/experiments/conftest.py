@@ -11,9 +11,20 @@ from agents.base import AGENTS
 from envs.core.registry import GAMES
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
+TEST_GAMES = {"dice-race": "tests.experiments.dice_game:DiceRaceGame"}
+TEST_AGENTS = {"prefer": "tests.experiments.dice_game:PreferAgent"}
 
-GAMES.setdefault("dice-race", "tests.experiments.dice_game:DiceRaceGame")
-AGENTS.setdefault("prefer", "tests.experiments.dice_game:PreferAgent")
+
+@pytest.fixture(scope="package", autouse=True)
+def registered_test_game():
+    """dice-race and the ``prefer`` agent exist while this package's tests run, and only then."""
+    GAMES.update(TEST_GAMES)
+    AGENTS.update(TEST_AGENTS)
+    yield
+    for name in TEST_GAMES:
+        GAMES.pop(name, None)
+    for name in TEST_AGENTS:
+        AGENTS.pop(name, None)
 
 
 @pytest.fixture(scope="session")
