@@ -448,31 +448,73 @@ def _group(p, start, w, tokens, nbr, mark, stamp, members) -> int:
 
 
 @njit(cache=True)
-def _elk_solve(mask, nxt, table) -> int:
-    """Best split of the elk set ``mask`` (bits = sorted elk indices) into straight lines of 1-4.
+def elk_best_split(size, nxt, table) -> int:
+    """Best split of ``size`` elk (indices sorted by cell; ``nxt[k, a]`` the next elk towards E,
+    SE or SW) into straight lines of 1-4, by an exact depth-first branch and bound.
 
     The lowest remaining elk is always the top-left end of its line (lower cells come earlier), so
-    lines only grow from it towards E, SE or SW: at most 10 choices per step, searched exactly."""
-    if mask == 0:
-        return 0
-    i = 0
-    while not (mask >> i) & 1:
-        i += 1
-    rest = mask & ~(np.int64(1) << i)
-    best = table[1] + _elk_solve(rest, nxt, table)
-    for a in range(3):
-        seg = rest
-        j = i
-        length = 1
-        while length < 4:
-            j = nxt[j, a]
-            if j < 0 or not (seg >> j) & 1:
-                break
-            seg = seg & ~(np.int64(1) << j)
-            length += 1
-            v = table[length] + _elk_solve(seg, nxt, table)
-            if v > best:
-                best = v
+    lines only grow from it towards E, SE or SW: at most 10 choices per step, longest first. A
+    branch is cut when even the card's best rate per elk cannot beat the best total found, so the
+    search stays exact. Iterative (an explicit stack): no recursion in compiled code."""
+    ratio = 0.0
+    for length in range(1, 5):
+        if table[length] / length > ratio:
+            ratio = table[length] / length
+    masks = np.empty(size + 1, dtype=np.int64)
+    counts = np.empty(size + 1, dtype=np.int64)
+    accs = np.empty(size + 1, dtype=np.int64)
+    opt_mask = np.empty((size + 1, 10), dtype=np.int64)
+    opt_take = np.empty((size + 1, 10), dtype=np.int64)
+    opt_n = np.zeros(size + 1, dtype=np.int64)
+    pos = np.zeros(size + 1, dtype=np.int64)
+    best = 0
+    depth = 0
+    masks[0] = (np.int64(1) << size) - 1
+    counts[0] = size
+    accs[0] = 0
+    fresh = True
+    while depth >= 0:
+        if fresh:
+            fresh = False
+            m = masks[depth]
+            if m == 0:
+                if accs[depth] > best:
+                    best = accs[depth]
+                depth -= 1
+                continue
+            i = 0
+            while not (m >> i) & 1:
+                i += 1
+            rest = m & ~(np.int64(1) << i)
+            n = 0
+            for a in range(3):
+                seg = rest
+                j = i
+                length = 1
+                while length < 4:
+                    j = nxt[j, a]
+                    if j < 0 or not (rest >> j) & 1:
+                        break
+                    seg = seg & ~(np.int64(1) << j)
+                    length += 1
+                    opt_mask[depth, n] = seg
+                    opt_take[depth, n] = length
+                    n += 1
+            opt_mask[depth, n] = rest
+            opt_take[depth, n] = 1
+            opt_n[depth] = n + 1
+            pos[depth] = 0
+        if pos[depth] >= opt_n[depth] or accs[depth] + ratio * counts[depth] <= best:
+            depth -= 1
+            continue
+        k = pos[depth]
+        pos[depth] += 1
+        take = opt_take[depth, k]
+        masks[depth + 1] = opt_mask[depth, k]
+        counts[depth + 1] = counts[depth] - take
+        accs[depth + 1] = accs[depth] + table[take]
+        depth += 1
+        fresh = True
     return best
 
 
@@ -496,8 +538,7 @@ def elk_group_score(p, members, size, tokens, nbr, table) -> int:
                     if order[m] == nb:
                         nxt[k, a] = m
                         break
-    full = (np.int64(1) << size) - 1
-    return _elk_solve(full, nxt, table)
+    return elk_best_split(size, nxt, table)
 
 
 @njit(cache=True)

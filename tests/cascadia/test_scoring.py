@@ -226,3 +226,18 @@ def test_seed_88_example_composition():
     assert c["nature_tokens"] == 2
     assert sheet.total == 88
     assert sheet.extra["base"] == 82
+
+
+def test_elk_split_stays_exact_and_fast_on_a_solid_blob():
+    import time
+
+    from envs.cascadia.data import hex_distance
+
+    blob = {(q, r): "e" for q in range(-2, 3) for r in range(-2, 3) if hex_distance(q, r) <= 2}
+    check(blob, ELK, R.score_elk(to_reference(GAME, animals_board(GAME, blob), 0)))
+    rhombus = {(q, r): "e" for q in range(6) for r in range(4)}
+    s = animals_board(GAME, rhombus)
+    start = time.perf_counter()
+    value = wildlife(GAME, s)[ELK]
+    assert time.perf_counter() - start < 1.0
+    assert value == 6 * 13  # six straight lines of four
