@@ -16,6 +16,9 @@ clips a legal move. Arrays of one game (all plain numpy, see :func:`new_arrays`)
 * ``deck`` int16 (98,): landscape order [0:48] (the first three are set aside unseen), task-tile order
   [48:73], marker values per type [73:98] (5 per type, shuffled per type)
 * ``meta`` int32 (META_SIZE,): counters, see the ``M_*`` constants.
+
+Also here: the greedy evaluation of placements (shared by the greedy agent and the compiled greedy
+rollouts) and the observation's board planes.
 """
 
 from __future__ import annotations
@@ -101,7 +104,8 @@ def cell_r(cell: int) -> int:
 
 @njit(cache=True)
 def setup(cells, frontier, placed, uf, tasks, deck, meta, markers, players, stream) -> None:
-    """Shuffle both stacks and the marker piles, set three landscape tiles aside and draw the first tile.
+    """Shuffle both stacks and the marker piles, set three landscape tiles aside and open the origin;
+    :func:`advance` then draws the first tile.
 
     ``markers`` is the (5, 5) marker-value table of the data file. ``cells`` must be empty (fresh or
     cleared with :func:`clear_game`).
