@@ -117,17 +117,22 @@ def test_new_task_may_not_exceed_its_target(game):
     put(game, state, "L18", 0, 0, {W: "M"})                     # forest on five edges
     put(game, state, "L28", 1, 0, {W: "W", NW: "W", SW: "W"})   # forest 2
     put(game, state, "L35", -1, 1, {NE: "W"})                   # forest 3
-    forest = game.breakdown(state)
-    assert forest["total"] == 0
+    put(game, state, "L13", 0, -1, {SE: "W"})                   # forest 4, no task on it
     game.set_hand(state, "T19", marker=4)                       # MMMMWW forest task, target 4
-    # joining the 3-tile forest with a neighbour forest gives 4 = allowed; two groups at once would be more
     legal = set(game.legal_placements(state))
-    assert legal
-    for q, r, rot in legal:
+    tile = game.data.tile_ids.index("T19")
+    edge_legal = {(int(c) % K.GRID_SIDE - K.GRID_RADIUS, int(c) // K.GRID_SIDE - K.GRID_RADIUS, rot)
+                  for c in state.frontier[:state.meta[K.M_FRONT]] for rot in range(6)
+                  if K.fits(state.cells, game._rot_edges, tile, rot, int(c))}
+    excluded = edge_legal - legal
+    assert legal and excluded and legal < edge_legal
+    for move, allowed in [(m, True) for m in legal] + [(m, False) for m in excluded]:
         probe = state.copy()
-        game.place_at(probe, q, r, rot)
+        cell = (move[1] + K.GRID_RADIUS) * K.GRID_SIDE + move[0] + K.GRID_RADIUS
+        K.place(probe.cells, probe.frontier, probe.placed, probe.uf, probe.tasks, probe.meta,
+                game._rot_edges, game._task_type, cell, move[2])     # bypasses the legality check
         task = game.tasks(probe)[-1]
-        assert task["status"] in ("open", "completed") and task["size"] <= 4
+        assert (task["size"] <= 4 and not (task["open_edges"] == 0 and task["size"] < 4)) == allowed
 
 
 def test_new_task_limit_reasons(game):
