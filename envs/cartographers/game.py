@@ -177,7 +177,8 @@ class CartographersGame(Game):
         self.check_legal(state, action)
         st = state.arrays()
         if K.apply_action(st, self.tb, int(action)):
-            K.end_season(st, self.tb)
+            K.score_season(st, self.tb)
+            K.next_season(st, self.tb)
 
     def check_legal(self, state: CartographersState, action: int) -> None:
         try:

@@ -343,40 +343,6 @@ def label_terrain(grid: np.ndarray, terrain: int, scratch: np.ndarray) -> int:
 
 
 @njit(cache=True)
-def _sentinel_wood(grid):
-    total = 0
-    for cell in range(N_CELLS):
-        if grid[cell] == FOREST and _on_edge(cell):
-            total += 1
-    return total
-
-
-@njit(cache=True)
-def _greenbough(grid):
-    total = 0
-    for r in range(ROWS):
-        for c in range(COLS):
-            if grid[r * COLS + c] == FOREST:
-                total += 1
-                break
-    for c in range(COLS):
-        for r in range(ROWS):
-            if grid[r * COLS + c] == FOREST:
-                total += 1
-                break
-    return total
-
-
-@njit(cache=True)
-def _treetower(grid):
-    total = 0
-    for cell in range(N_CELLS):
-        if grid[cell] == FOREST and _enclosed(grid, cell):
-            total += 1
-    return total
-
-
-@njit(cache=True)
 def _stoneside_forest(grid, scratch):
     n = label_terrain(grid, FOREST, scratch)
     if n == 0:
@@ -407,43 +373,6 @@ def _stoneside_forest(grid, scratch):
             if nb >= 0 and scratch[_LAB + nb] >= 0 and scratch[_AUX + scratch[_LAB + nb]] >= 2:
                 total += 3
                 break
-    return total
-
-
-@njit(cache=True)
-def _canal_lake(grid):
-    total = 0
-    for cell in range(N_CELLS):
-        if grid[cell] == WATER and _has_neighbor(grid, cell, FARM):
-            total += 1
-        elif grid[cell] == FARM and _has_neighbor(grid, cell, WATER):
-            total += 1
-    return total
-
-
-@njit(cache=True)
-def _mages_valley(grid):
-    total = 0
-    for cell in range(N_CELLS):
-        if grid[cell] == WATER and _has_neighbor(grid, cell, MOUNTAIN):
-            total += 2
-        elif grid[cell] == FARM and _has_neighbor(grid, cell, MOUNTAIN):
-            total += 1
-    return total
-
-
-@njit(cache=True)
-def _golden_granary(grid, ruins):
-    total = 0
-    for cell in range(N_CELLS):
-        if grid[cell] == WATER:
-            for k in range(4):
-                nb = _neighbor(cell, k)
-                if nb >= 0 and ruins[nb]:
-                    total += 1
-                    break
-        elif grid[cell] == FARM and ruins[cell]:
-            total += 3
     return total
 
 
@@ -519,28 +448,6 @@ def _village_card(grid, card, scratch):
 
 
 @njit(cache=True)
-def _borderlands(grid):
-    total = 0
-    for r in range(ROWS):
-        full = True
-        for c in range(COLS):
-            if grid[r * COLS + c] == EMPTY:
-                full = False
-                break
-        if full:
-            total += 6
-    for c in range(COLS):
-        full = True
-        for r in range(ROWS):
-            if grid[r * COLS + c] == EMPTY:
-                full = False
-                break
-        if full:
-            total += 6
-    return total
-
-
-@njit(cache=True)
 def _lost_barony(grid, scratch):
     """3 x the side of the largest all-filled square (dynamic programming on a 12 x 12 table)."""
     w = COLS + 1
@@ -559,59 +466,93 @@ def _lost_barony(grid, scratch):
 
 
 @njit(cache=True)
-def _broken_road(grid):
-    total = 0
-    for d in range(ROWS):
+def _full_lines(grid: np.ndarray, step_row: int, step_col: int) -> int:
+    """Number of completely filled rows (step_row=1, step_col=0 walks each row) or columns."""
+    count = 0
+    for a in range(ROWS):
         full = True
-        for i in range(ROWS - d):
-            if grid[(d + i) * COLS + i] == EMPTY:
+        for b in range(COLS):
+            cell = a * COLS + b if step_row == 1 else b * COLS + a
+            if grid[cell] == EMPTY:
                 full = False
                 break
         if full:
-            total += 3
-    return total
-
-
-@njit(cache=True)
-def _cauldrons(grid):
-    total = 0
-    for cell in range(N_CELLS):
-        if grid[cell] == EMPTY and _enclosed(grid, cell):
-            total += 1
-    return total
+            count += 1
+    return count
 
 
 @njit(cache=True)
 def score_card_into(card: int, grid: np.ndarray, ruins: np.ndarray, scratch: np.ndarray) -> int:
-    """:func:`score_card` with a caller-owned ``scratch`` int32[SCRATCH] (no allocation)."""
-    if card == 0:
-        return _sentinel_wood(grid)
-    if card == 1:
-        return _greenbough(grid)
-    if card == 2:
-        return _treetower(grid)
+    """:func:`score_card` with a caller-owned ``scratch`` int32[SCRATCH] (no allocation).
+
+    The cluster-based cards have their own functions; the per-cell and per-line cards are
+    written inline here (one function compiles much faster than nine small ones)."""
     if card == 3:
         return _stoneside_forest(grid, scratch)
-    if card == 4:
-        return _canal_lake(grid)
-    if card == 5:
-        return _mages_valley(grid)
-    if card == 6:
-        return _golden_granary(grid, ruins)
-    if card == 7:
+    if card == 7:  # Shoreside Expanse
         return 3 * (_isolated_clusters(grid, FARM, WATER, scratch)
                     + _isolated_clusters(grid, WATER, FARM, scratch))
     if 8 <= card <= 11:
         return _village_card(grid, card, scratch)
-    if card == 12:
-        return _borderlands(grid)
     if card == 13:
         return _lost_barony(grid, scratch)
-    if card == 14:
-        return _broken_road(grid)
-    if card == 15:
-        return _cauldrons(grid)
-    raise ValueError("scoring card index outside 0..15")
+    if card == 12:  # Borderlands: 6 per complete row or column
+        return 6 * (_full_lines(grid, 1, 0) + _full_lines(grid, 0, 1))
+    if card == 1:  # Greenbough: rows and columns with a forest
+        total = 0
+        for a in range(ROWS):
+            in_row = False
+            in_col = False
+            for b in range(COLS):
+                in_row = in_row or grid[a * COLS + b] == FOREST
+                in_col = in_col or grid[b * COLS + a] == FOREST
+            total += int(in_row) + int(in_col)
+        return total
+    if card == 14:  # The Broken Road: complete diagonals (d+i, i) from the left to the bottom edge
+        total = 0
+        for d in range(ROWS):
+            full = True
+            for i in range(ROWS - d):
+                if grid[(d + i) * COLS + i] == EMPTY:
+                    full = False
+                    break
+            if full:
+                total += 3
+        return total
+    if card < 0 or card > 15:
+        raise ValueError("scoring card index outside 0..15")
+    total = 0
+    for cell in range(N_CELLS):
+        t = grid[cell]
+        if card == 0:  # Sentinel Wood: forest on the map edge
+            if t == FOREST and _on_edge(cell):
+                total += 1
+        elif card == 2:  # Treetower: forest with 4 filled / off-map neighbours
+            if t == FOREST and _enclosed(grid, cell):
+                total += 1
+        elif card == 4:  # Canal Lake: water next to farm, farm next to water
+            if t == WATER and _has_neighbor(grid, cell, FARM):
+                total += 1
+            elif t == FARM and _has_neighbor(grid, cell, WATER):
+                total += 1
+        elif card == 5:  # Mages Valley: water (2) and farm (1) next to a mountain
+            if t == WATER and _has_neighbor(grid, cell, MOUNTAIN):
+                total += 2
+            elif t == FARM and _has_neighbor(grid, cell, MOUNTAIN):
+                total += 1
+        elif card == 6:  # The Golden Granary: water next to a printed ruins (1), farm on one (3)
+            if t == WATER:
+                for k in range(4):
+                    nb = _neighbor(cell, k)
+                    if nb >= 0 and ruins[nb]:
+                        total += 1
+                        break
+            elif t == FARM and ruins[cell]:
+                total += 3
+        elif card == 15:  # The Cauldrons: empty cell with 4 filled / off-map neighbours
+            if t == EMPTY and _enclosed(grid, cell):
+                total += 1
+    return total
 
 
 @njit(cache=True)
@@ -726,7 +667,7 @@ def ambush_target(drawer: int, arrow: int, players: int) -> int:
     return (drawer + 1) % players
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def score_season(st, tb) -> None:
     """Record the current season's score for every map: edicts, coins, monster points lost."""
     grid, coins, record, edicts, meta = st[0], st[1], st[8], st[5], st[6]
@@ -744,7 +685,7 @@ def score_season(st, tb) -> None:
         record[p, s, R_TOTAL] = a + b + coins[p] - m
 
 
-@njit(cache=True, inline='always')
+@njit(cache=True)
 def reshuffle(st) -> None:
     """Between seasons: all 13 explore cards, the unrevealed ambushes and one new ambush."""
     deck, amb, meta, rng = st[3], st[4], st[6], st[7]
@@ -773,14 +714,14 @@ def reshuffle(st) -> None:
 
 
 @njit(cache=True)
-def end_season(st, tb) -> None:
-    """Score the season that has just reached its time limit, then either end the game (after
-    winter) or reshuffle for the next season and reveal up to its first decision. Called when
-    :func:`apply_action` returns True (kept apart from it so the large scoring code is compiled
-    into fewer kernels)."""
+def next_season(st, tb) -> None:
+    """After :func:`score_season`: end the game (after winter) or reshuffle for the next season
+    and reveal up to its first decision. The season end is ``score_season`` then ``next_season``,
+    called when :func:`apply_action` returns True; they are kept apart (and apart from
+    apply_action) so the large scoring code is linked into as few kernels as possible, which
+    keeps the cold compile time down."""
     meta = st[6]
     s = meta[M_SEASON]
-    score_season(st, tb)
     meta[M_LAST_SEASON_END] = meta[M_TURNS]
     meta[M_SEASON] = s + 1
     meta[M_TIME] = 0
@@ -1083,7 +1024,7 @@ def apply_decision(st, tb, action: int) -> bool:
 def apply_action(st, tb, action: int) -> bool:
     """Apply a legal ``action`` for the acting seat, then reveal cards up to the next decision.
     Returns True instead when the card just resolved brings the season's time to its limit:
-    the caller must then call :func:`end_season`. Does not validate: call
+    the caller must then call :func:`score_season` and :func:`next_season`. Does not validate: call
     :func:`check_action` first. ``action`` = -1 only reveals (used right after :func:`setup`)."""
     if action >= 0:
         if not apply_decision(st, tb, action):
@@ -1189,7 +1130,8 @@ def play_random(st, tb, policy_rng: np.ndarray, actions_out: np.ndarray) -> int:
             actions_out[n] = a
         n += 1
         if apply_action(st, tb, a):
-            end_season(st, tb)
+            score_season(st, tb)
+            next_season(st, tb)
     return n
 
 
@@ -1232,7 +1174,8 @@ def random_solo_games(tb, n_games: int, seed: int, cap: int, ambushes: bool, ran
         apply_action(st, tb, -1)
         while meta[M_PHASE] != PHASE_OVER:
             if apply_action(st, tb, random_action(st, tb, policy, buf)):
-                end_season(st, tb)
+                score_season(st, tb)
+                next_season(st, tb)
         out_totals[g] = record[0, 0, R_TOTAL] + record[0, 1, R_TOTAL] + record[0, 2, R_TOTAL] \
             + record[0, 3, R_TOTAL]
 
