@@ -24,6 +24,7 @@ import math
 import numpy as np
 from numba import njit
 
+from agents.greedy.cartographers_kernels import step
 from envs.cartographers.kernels import (
     M_AMB_POS,
     M_LEN,
@@ -31,7 +32,6 @@ from envs.cartographers.kernels import (
     N_AMBUSH_CARDS,
     N_DECK_CARDS,
     N_EXPLORE_CARDS,
-    apply_action,
     play_random,
     totals,
 )
@@ -118,7 +118,7 @@ def root_search(st, scratch, tb, order: np.ndarray, n_sims: int, c: float, k_wid
                     best = u
                     slot = i
         determinize_into(st, scratch, stream)
-        apply_action(scratch, tb, order[slot])
+        step(scratch, tb, order[slot])
         play_random(scratch, tb, stream, no_actions)
         ret = totals(scratch[8])
         visits[slot] += 1.0

@@ -42,24 +42,27 @@ from envs.cartographers.kernels import (
     MONSTER_T,
     N_CELLS,
     PHASE_AMBUSH,
+    PHASE_EXPLORE,
     PHASE_OVER,
+    SCRATCH,
     _neighbor,
     _place_action,
     apply_action,
     decision_map,
     enumerate_legal,
-    label_terrain,
     monster_penalty,
+    next_season,
     random_action,
-    score_card,
+    score_card_into,
+    score_season,
     setup,
 )
 from envs.core.rng import next_u64
 
-W_FUTURE, W_COIN, W_MONSTER, W_HOLE, W_RUIN, W_HOLE_SIZE = range(6)
-N_WEIGHTS = 6
-WEIGHT_NAMES = ("future", "coin", "monster", "hole", "ruin", "hole_size")
-DEFAULT_WEIGHTS = np.array([0.5, 1.0, 1.0, 0.5, 0.5, 2.0], dtype=np.float64)
+W_FUTURE, W_COIN, W_MONSTER, W_HOLE, W_RUIN, W_HOLE_SIZE, W_DECAY = range(7)
+N_WEIGHTS = 7
+WEIGHT_NAMES = ("future", "coin", "monster", "hole", "ruin", "hole_size", "decay")
+DEFAULT_WEIGHTS = np.array([0.5, 1.0, 1.0, 0.5, 0.5, 2.0, 1.0], dtype=np.float64)
 
 #: most candidates one decision can have: 2 options x 8 orientations x 121 anchors x 5 terrains,
 #: or 121 fallback cells x 5 terrains
@@ -67,26 +70,52 @@ MAX_CANDIDATES = 2 * 8 * N_CELLS * 5
 
 
 @njit(cache=True)
-def edict_weights(edicts_season: np.ndarray, season: int, future: float) -> np.ndarray:
-    """Weight of each edict letter A..D: 1 for this season's two, plus ``future`` per later season."""
+def edict_weights(edicts_season: np.ndarray, season: int, future: float, decay: float) -> np.ndarray:
+    """Weight of each edict letter A..D: 1 for this season's two, plus ``future * decay ** (d - 1)``
+    for the season d seasons ahead that scores it."""
     out = np.zeros(4, np.float64)
     for s in range(season, 4):
-        wt = 1.0 if s == season else future
+        wt = 1.0 if s == season else future * decay ** (s - season - 1)
         out[edicts_season[s, 1]] += wt
         out[edicts_season[s, 2]] += wt
     return out
 
 
 @njit(cache=True)
-def small_hole_cells(grid: np.ndarray, max_size: int, labels: np.ndarray, sizes: np.ndarray,
-                     stack: np.ndarray) -> int:
-    """Empty cells lying in empty regions of at most ``max_size`` cells."""
-    n = label_terrain(grid, EMPTY, labels, sizes, stack)
+def small_hole_cells(grid: np.ndarray, max_size: int, seen: np.ndarray, stack: np.ndarray) -> int:
+    """Empty cells lying in empty regions of at most ``max_size`` cells (``seen`` bool[121] and
+    ``stack`` int32[121] are scratch)."""
+    for c in range(N_CELLS):
+        seen[c] = False
     total = 0
-    for i in range(n):
-        if sizes[i] <= max_size:
-            total += sizes[i]
+    for first in range(N_CELLS):
+        if grid[first] != EMPTY or seen[first]:
+            continue
+        seen[first] = True
+        stack[0] = first
+        top = 1
+        size = 0
+        while top > 0:
+            top -= 1
+            cell = stack[top]
+            size += 1
+            for k in range(4):
+                nb = _neighbor(cell, k)
+                if nb >= 0 and not seen[nb] and grid[nb] == EMPTY:
+                    seen[nb] = True
+                    stack[top] = nb
+                    top += 1
+        if size <= max_size:
+            total += size
     return total
+
+
+@njit(cache=True)
+def step(st, tb, action: int) -> None:
+    """Apply ``action`` and, when it ends the season, score it and move on (the engine's step)."""
+    if apply_action(st, tb, action):
+        score_season(st, tb)
+        next_season(st, tb)
 
 
 @njit(cache=True)
@@ -110,16 +139,17 @@ def new_mountain_coins(grid: np.ndarray, mountains: np.ndarray, done: np.ndarray
 @njit(cache=True)
 def map_value(grid: np.ndarray, ruins: np.ndarray, edicts: np.ndarray, ew: np.ndarray,
               coin_gain: int, seasons_left: int, covered_ruins: int, w: np.ndarray,
-              labels: np.ndarray, sizes: np.ndarray, stack: np.ndarray) -> float:
-    """The greedy value of one map after a candidate (see the module docstring)."""
+              scratch: np.ndarray, seen: np.ndarray, stack: np.ndarray) -> float:
+    """The greedy value of one map after a candidate (see the module docstring); ``scratch`` is
+    int32[SCRATCH] for the engine's scoring, ``seen``/``stack`` for :func:`small_hole_cells`."""
     value = 0.0
     for e in range(4):
         if ew[e] > 0.0:
-            value += ew[e] * score_card(edicts[e], grid, ruins)
+            value += ew[e] * score_card_into(edicts[e], grid, ruins, scratch)
     value += w[W_COIN] * seasons_left * coin_gain
     value -= w[W_MONSTER] * seasons_left * monster_penalty(grid)
     if w[W_HOLE] != 0.0:
-        value -= w[W_HOLE] * small_hole_cells(grid, int(w[W_HOLE_SIZE]), labels, sizes, stack)
+        value -= w[W_HOLE] * small_hole_cells(grid, int(w[W_HOLE_SIZE]), seen, stack)
     value -= w[W_RUIN] * covered_ruins
     return value
 
@@ -132,7 +162,7 @@ def score_candidates(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray
     meta, cards, pl_cells = st[6], tb[2], tb[5]
     if meta[M_PHASE] == PHASE_OVER:
         return 0
-    p = decision_map(st)
+    p = decision_map(meta)
     grid = st[0][p]
     ruins = tb[0]
     mountains = tb[1]
@@ -140,17 +170,18 @@ def score_candidates(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray
     edicts = st[5]
     season = meta[M_SEASON]
     seasons_left = 4 - season
-    ew = edict_weights(tb[3], season, w[W_FUTURE])
+    ew = edict_weights(tb[3], season, w[W_FUTURE], w[W_DECAY])
     cap = meta[M_CAP]
     room = cap < 0 or st[1][p] < cap
     card = meta[M_CARD]
     ruins_required = meta[M_RUINS] != 0
     ambush = meta[M_PHASE] == PHASE_AMBUSH
-    scratch = np.empty(N_CELLS, np.int8)
-    labels = np.empty(N_CELLS, np.int32)
-    sizes = np.empty(N_CELLS, np.int32)
+    drawn = np.empty(N_CELLS, np.int8)
+    work = np.empty(SCRATCH, np.int32)
+    seen = np.empty(N_CELLS, np.bool_)
     stack = np.empty(N_CELLS, np.int32)
-    n = enumerate_legal(st, tb, buf)
+    require = meta[M_PHASE] == PHASE_EXPLORE and ruins_required
+    n = enumerate_legal(grid, ruins, cards, tb[4], tb[6], card, require, buf, False)
     count = 0
     if n > 0:
         nterr = 1 if ambush else cards[card, C_NTERR]
@@ -166,21 +197,21 @@ def score_candidates(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray
             for t in range(nterr):
                 terrain = MONSTER_T if ambush else cards[card, C_TERR + t]
                 for c in range(N_CELLS):
-                    scratch[c] = grid[c]
+                    drawn[c] = grid[c]
                 for j in range(ncells):
-                    scratch[pl_cells[pid, j]] = terrain
+                    drawn[pl_cells[pid, j]] = terrain
                 if ambush:
                     actions[count] = AMBUSH_BASE + pl_cells[pid, 5] * N_CELLS + pl_cells[pid, 6]
-                    values[count] = monster_penalty(scratch)
+                    values[count] = monster_penalty(drawn)
                 else:
-                    gain = new_mountain_coins(scratch, mountains, done)
+                    gain = new_mountain_coins(drawn, mountains, done)
                     if cards[card, C_COIN + k] != 0:
                         gain += 1
                     if not room:
                         gain = 0
                     actions[count] = _place_action(t, k, pl_cells[pid, 5], pl_cells[pid, 6])
-                    values[count] = map_value(scratch, ruins, edicts, ew, gain, seasons_left, covered, w,
-                                              labels, sizes, stack)
+                    values[count] = map_value(drawn, ruins, edicts, ew, gain, seasons_left, covered, w,
+                                              work, seen, stack)
                 count += 1
         return count
     # 1x1 fallback: any empty cell, forest/village/farm/water/monster (monster only in an ambush)
@@ -190,17 +221,17 @@ def score_candidates(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray
         for t in range(1 if ambush else 5):
             terrain = MONSTER_T if ambush else 1 + t
             for c in range(N_CELLS):
-                scratch[c] = grid[c]
-            scratch[cell] = terrain
+                drawn[c] = grid[c]
+            drawn[cell] = terrain
             if ambush:
                 actions[count] = AMBUSH_FALLBACK_BASE + cell
-                values[count] = monster_penalty(scratch)
+                values[count] = monster_penalty(drawn)
             else:
-                gain = new_mountain_coins(scratch, mountains, done) if room else 0
+                gain = new_mountain_coins(drawn, mountains, done) if room else 0
                 covered = 1 if ruins[cell] else 0
                 actions[count] = FALLBACK_BASE + t * N_CELLS + cell
-                values[count] = map_value(scratch, ruins, edicts, ew, gain, seasons_left, covered, w,
-                                          labels, sizes, stack)
+                values[count] = map_value(drawn, ruins, edicts, ew, gain, seasons_left, covered, w,
+                                          work, seen, stack)
             count += 1
     return count
 
@@ -245,8 +276,9 @@ def greedy_solo_games(tb, n_games: int, seed: int, cap: int, ambushes: bool, ran
         meta[M_AMBUSHES] = 1 if ambushes else 0
         rng[0] = np.uint64(seed + g) * np.uint64(0x9E3779B97F4A7C15)
         setup(st, tb, forced, random_order)
+        apply_action(st, tb, -1)  # reveal up to the first decision
         while meta[M_PHASE] != PHASE_OVER:
-            apply_action(st, tb, greedy_action(st, tb, w, buf, actions, values))
+            step(st, tb, greedy_action(st, tb, w, buf, actions, values))
         total = 0
         for s in range(4):
             total += record[0, s, 4]
@@ -268,4 +300,4 @@ def greedy_playout(st, tb, w: np.ndarray, epsilon: float, policy_rng: np.ndarray
             a = random_action(st, tb, policy_rng, buf)
         else:
             a = greedy_action(st, tb, w, buf, actions, values)
-        apply_action(st, tb, a)
+        step(st, tb, a)
