@@ -17,43 +17,20 @@ import importlib
 import itertools
 import json
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
 import pandas as pd
-import yaml
 
 from agents.base import agent_label, parse_agent_spec
 from envs.core.errors import ConfigError
 from envs.core.game import Game
 from envs.core.registry import make_game
 from experiments import stats
+from experiments.eval_config import EvalSpec, build_spec
 from experiments.runner import FinalInfo, GameRecord, build_agents, play_game
-from experiments.suites import resolve_seeds
-
-CONFIG_KEYS = {"game": str, "agents": list, "games": int, "seed": int, "players": int,
-               "suite": str, "options": dict}
-
-
-@dataclass
-class EvalSpec:
-    """What to evaluate: a game (with options), agents, seeds."""
-
-    game: str
-    agents: list[str]
-    seeds: tuple[int, ...]
-    players: int | None = None
-    options: dict[str, Any] = field(default_factory=dict)
-    seeds_label: str = ""
-
-    def game_options(self) -> dict[str, Any]:
-        options = dict(self.options)
-        if self.players is not None:
-            options["players"] = self.players
-        return options
 
 
 @dataclass
@@ -67,86 +44,6 @@ class EvalRun:
     best: GameRecord | None = None
     #: stopped by Ctrl-C: records and rows then hold only the seeds every lineup finished
     interrupted: bool = False
-
-
-# ---- config -------------------------------------------------------------------------------
-
-def split_agents(text: str | Sequence[str]) -> list[str]:
-    """``"random,mcts:simulations=64,rollout=greedy,greedy"`` -> agent specs.
-
-    A comma starts a new agent unless the piece is ``key=value`` (an option of the previous one).
-    """
-    pieces = text.split(",") if isinstance(text, str) else list(text)
-    specs: list[str] = []
-    for piece in (p.strip() for p in pieces):
-        if not piece:
-            continue
-        if "=" in piece and ":" not in piece and specs:
-            specs[-1] += "," + piece
-        else:
-            specs.append(piece)
-    if not specs:
-        raise ConfigError("no agents given")
-    for spec in specs:
-        parse_agent_spec(spec)  # raises ConfigError on malformed options
-    labels = [agent_label(s) for s in specs]
-    duplicates = sorted({x for x in labels if labels.count(x) > 1})
-    if duplicates:
-        raise ConfigError(f"agent(s) listed twice: {', '.join(duplicates)}")
-    return specs
-
-
-def load_config(path: str | Path) -> dict[str, Any]:
-    """Read an eval config; an unknown key or a value of the wrong type raises ConfigError
-    naming the key."""
-    path = Path(path)
-    try:
-        data = yaml.safe_load(path.read_text())
-    except FileNotFoundError as exc:
-        raise ConfigError(f"config file {path} not found") from exc
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"config {path} is not valid YAML: {exc}") from exc
-    if not isinstance(data, dict):
-        raise ConfigError(f"config {path}: expected a mapping of keys to values")
-    for key, value in data.items():
-        if key not in CONFIG_KEYS:
-            raise ConfigError(f"config {path}: unknown key {key!r}; known keys: {', '.join(CONFIG_KEYS)}")
-        expected = CONFIG_KEYS[key]
-        if key == "agents" and isinstance(value, str):
-            continue
-        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-            raise ConfigError(f"config {path}: key {key!r} must be a {expected.__name__}, "
-                              f"got {type(value).__name__} {value!r}")
-    if "agents" in data and isinstance(data["agents"], list):
-        for i, agent in enumerate(data["agents"]):
-            if not isinstance(agent, str):
-                raise ConfigError(f"config {path}: key 'agents' item {i} must be a string "
-                                  "like 'mcts:simulations=64'")
-    return data
-
-
-def build_spec(game: str | None, agents: str | Sequence[str] | None, games: int | None, seed: int | None,
-               players: int | None, suite: str | None = None, config: str | None = None,
-               default_games: int = 100) -> EvalSpec:
-    """Merge a YAML config with command-line values (the command line wins)."""
-    data = load_config(config) if config else {}
-    game = game or data.get("game")
-    agents = agents or data.get("agents")
-    if not game:
-        raise ConfigError("no game given (argument GAME or key 'game' in --config)")
-    if not agents:
-        raise ConfigError("no agents given (--agents or key 'agents' in --config)")
-    if suite is None and seed is None and games is None:
-        suite = data.get("suite")
-    if suite is None:
-        seed = data.get("seed") if seed is None else seed
-        games = data.get("games") if games is None else games
-    seeds, label = resolve_seeds(suite, seed, games, default_games=default_games)
-    players = players if players is not None else data.get("players")
-    if players is not None and players < 1:
-        raise ConfigError(f"players must be at least 1, got {players}")
-    return EvalSpec(game=game, agents=split_agents(agents), seeds=seeds, players=players,
-                    options=dict(data.get("options") or {}), seeds_label=label)
 
 
 def lineups(agents: Sequence[str], players: int) -> list[tuple[str, ...]]:
@@ -375,118 +272,6 @@ def win_rates(records: Sequence[GameRecord], agents: Sequence[str]) -> dict[str,
                 "ci95": stats.wilson_interval(wins[a], seats[a])} for a in agents}
 
 
-# ---- reporting ----------------------------------------------------------------------------
-
-def _fmt(x: float, digits: int = 2) -> str:
-    return f"{x:.{digits}f}"
-
-
-def _ci(pair: Sequence[float], digits: int = 2) -> str:
-    return f"[{pair[0]:.{digits}f}, {pair[1]:.{digits}f}]"
-
-
-def markdown_tables(summary: dict[str, Any]) -> list[str]:
-    """The report's tables as Markdown lines (shared by eval and solo-eval reports)."""
-    lines = ["| agent | n | mean | SD | SE | 95% t CI | 95% bootstrap CI | P10 | P50 | P90 | min | max "
-             "| ms/decision |", "|" + "---|" * 13]
-    for name, s in summary["agents"].items():
-        lines.append(f"| {name} | {s['n']} | {_fmt(s['mean'])} | {_fmt(s['sd'])} | {_fmt(s['se'])} | "
-                     f"{_ci(s['ci95_t'])} | {_ci(s['ci95_bootstrap'])} | {_fmt(s['p10'], 1)} | "
-                     f"{_fmt(s['p50'], 1)} | {_fmt(s['p90'], 1)} | {_fmt(s['min'], 0)} | "
-                     f"{_fmt(s['max'], 0)} | "
-                     f"{_fmt(s['decision_ms_mean'], 3)} |")
-    categories = list(next(iter(summary["agents"].values()))["categories"])
-    if categories:
-        lines += ["", "Mean points per category:", "",
-                  "| agent | " + " | ".join(categories) + " |", "|---|" + "---|" * len(categories)]
-        for name, s in summary["agents"].items():
-            lines.append(f"| {name} | " + " | ".join(_fmt(s["categories"][c]) for c in categories) + " |")
-    if summary["pairs"]:
-        lines += ["", "Paired comparisons (A - B on the same seeds):", "",
-                  "| A | B | n | mean diff | 95% CI | t | p (t) | p (Wilcoxon) |", "|" + "---|" * 8]
-        for p in summary["pairs"]:
-            lines.append(f"| {p['a']} | {p['b']} | {p['n']} | {_fmt(p['mean_difference'])} | "
-                         f"{_ci(p['ci95'])} | {_fmt(p['t_statistic'])} | {p['t_pvalue']:.3g} | "
-                         f"{p['wilcoxon_pvalue']:.3g} |")
-    if "win_rates" in summary:
-        ratings = summary["ratings"]
-        elo = dict(zip(ratings["names"], ratings["elo"], strict=True))
-        lines += ["", "Multiplayer: win rate (shared wins split) and Bradley-Terry rating (Elo scale, "
-                  f"mean 1500{'; regularised' if ratings['prior_games'] else ''}):", "",
-                  "| agent | seats | win rate | 95% Wilson CI | Elo |", "|---|---|---|---|---|"]
-        for name, w in summary["win_rates"].items():
-            lines.append(f"| {name} | {w['seats']} | {_fmt(w['rate'], 3)} | {_ci(w['ci95'], 3)} | "
-                         f"{_fmt(elo[name], 0)} |")
-    return lines
-
-
-def write_report(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> list[Path]:
-    """``report.md``, ``summary.json`` and the plots in ``out_dir``; returns the files written."""
-    from experiments import plots
-
-    out_dir.mkdir(parents=True, exist_ok=True)
-    scores = {a: run.rows[run.rows.agent == a].total.to_numpy() for a in summary["agents"]}
-    written = [plots.score_histograms(scores, out_dir / "scores.png", title=f"{run.spec.game}: final scores")]
-    if summary["pairs"]:
-        by_seed = per_seed_scores(run.rows)
-        diffs = {f"{p['a']} - {p['b']}": (by_seed[p["a"]] - by_seed[p["b"]]).to_numpy()
-                 for p in summary["pairs"]}
-        cis = {f"{p['a']} - {p['b']}": tuple(p["ci95"]) for p in summary["pairs"]}
-        written.append(plots.paired_difference_plot(diffs, cis, out_dir / "paired_differences.png"))
-    lines = [f"# {run.spec.game}: evaluation of {', '.join(summary['agents'])}", "",
-             f"{summary['games']} seeds ({summary['seeds']}), {run.players} player(s), "
-             f"{summary['games_played']} games; every agent played the same seeds (common random numbers).",
-             "", *markdown_tables(summary), "", "![scores](scores.png)"]
-    if summary["pairs"]:
-        lines.append("![paired differences](paired_differences.png)")
-    (out_dir / "report.md").write_text("\n".join(lines) + "\n")
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default))
-    return [*written, out_dir / "report.md", out_dir / "summary.json", out_dir / "games.csv"]
-
-
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
-
-
-def print_tables(summary: dict[str, Any]) -> None:
-    """The summary as rich tables on stdout."""
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console()
-    table = Table(title=f"{summary['game']}: {summary['games']} seeds ({summary['seeds']}), "
-                        f"{summary['players']} player(s)")
-    for column in ("agent", "mean", "SD", "95% CI (t)", "95% CI (bootstrap)", "P10/P50/P90", "min/max",
-                   "ms/decision"):
-        table.add_column(column, justify="left" if column == "agent" else "right", overflow="fold")
-    for name, s in summary["agents"].items():
-        table.add_row(name, _fmt(s["mean"]), _fmt(s["sd"]), _ci(s["ci95_t"]), _ci(s["ci95_bootstrap"]),
-                      f"{s['p10']:.0f}/{s['p50']:.0f}/{s['p90']:.0f}", f"{s['min']:.0f}/{s['max']:.0f}",
-                      _fmt(s["decision_ms_mean"], 3))
-    console.print(table)
-    if summary["pairs"]:
-        pairs = Table(title="paired differences (A - B, same seeds)")
-        for column in ("A", "B", "mean diff", "95% CI", "p (t)", "p (Wilcoxon)"):
-            pairs.add_column(column, justify="right", overflow="fold")
-        for p in summary["pairs"]:
-            pairs.add_row(p["a"], p["b"], _fmt(p["mean_difference"]), _ci(p["ci95"]), f"{p['t_pvalue']:.3g}",
-                          f"{p['wilcoxon_pvalue']:.3g}")
-        console.print(pairs)
-    if "win_rates" in summary:
-        elo = dict(zip(summary["ratings"]["names"], summary["ratings"]["elo"], strict=True))
-        note = "; regularised: someone never won" if summary["ratings"]["prior_games"] else ""
-        wins = Table(title=f"win rates and Bradley-Terry ratings (Elo scale{note})")
-        for column in ("agent", "win rate", "95% Wilson CI", "Elo"):
-            wins.add_column(column, justify="right", overflow="fold")
-        for name, w in summary["win_rates"].items():
-            wins.add_row(name, _fmt(w["rate"], 3), _ci(w["ci95"], 3), _fmt(elo[name], 0))
-        console.print(wins)
-
-
 # ---- command ------------------------------------------------------------------------------
 
 @click.command(name="eval")
@@ -513,12 +298,14 @@ def evaluate(game: str | None, agents: str | None, games: int | None, seed: int 
     if workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {workers}")
     run = run_evaluation(spec, out_dir=out_dir, progress=not no_progress, workers=workers)
+    from experiments.eval_report import json_default, print_tables, write_report
+
     warn_if_interrupted(run)
     summary = summarize_run(run)
     if out_dir is not None:
         write_report(run, summary, out_dir)
     if as_json:
-        click.echo(json.dumps(summary, indent=2, default=_json_default))
+        click.echo(json.dumps(summary, indent=2, default=json_default))
     else:
         print_tables(summary)
         if out_dir is not None:

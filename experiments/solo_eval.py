@@ -28,16 +28,9 @@ from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 from envs.core.registry import make_game
 from experiments import stats
-from experiments.evaluate import (
-    EvalRun,
-    EvalSpec,
-    markdown_tables,
-    per_seed_scores,
-    run_evaluation,
-    split_agents,
-    summarize_run,
-    warn_if_interrupted,
-)
+from experiments.eval_config import EvalSpec, split_agents
+from experiments.eval_report import json_default, markdown_tables
+from experiments.evaluate import EvalRun, per_seed_scores, run_evaluation, summarize_run, warn_if_interrupted
 from experiments.suites import resolve_seeds
 
 EDICTS = "ABCD"
@@ -200,8 +193,6 @@ def write_outputs(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> None:
     """report.md, summary.json, cards.csv, combinations.csv and the plots (games.csv is already
     written, row by row)."""
     from experiments import plots
-    from experiments.evaluate import _json_default
-
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = run.rows
     cards, combos = per_card_table(rows), per_combination_table(rows)
@@ -265,7 +256,7 @@ def write_outputs(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> None:
     if summary["pairs"]:
         lines.append("![paired differences](paired_differences.png)")
     (out_dir / "report.md").write_text("\n".join(lines) + "\n")
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=_json_default))
+    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=json_default))
 
 
 # ---- command ------------------------------------------------------------------------------
@@ -309,9 +300,7 @@ def solo_eval(agent: str | None, agents: str | None, games: int | None, seed: in
     if out_dir is not None:
         write_outputs(run, summary, out_dir)
     if as_json:
-        from experiments.evaluate import _json_default
-
-        click.echo(json.dumps(summary, indent=2, default=_json_default))
+        click.echo(json.dumps(summary, indent=2, default=json_default))
         return
     print_report(summary)
     if show_map and run.best is not None and run.best.final_state is not None:

@@ -11,7 +11,8 @@ from click.testing import CliRunner
 from envs.core.errors import ConfigError
 from experiments import stats
 from experiments.cli import cli
-from experiments.evaluate import build_spec, lineups, load_config, split_agents
+from experiments.eval_config import build_spec, load_config, split_agents
+from experiments.evaluate import lineups
 from experiments.suites import load_suite, resolve_seeds
 
 

@@ -8,7 +8,8 @@ import pandas as pd
 from click.testing import CliRunner
 
 from experiments.cli import cli
-from experiments.evaluate import build_spec, run_evaluation
+from experiments.eval_config import build_spec
+from experiments.evaluate import run_evaluation
 
 TIMING = ["decision_ms_mean", "decision_ms_max", "game_seconds"]
 

@@ -1,0 +1,119 @@
+"""Evaluation configs: what to evaluate (:class:`EvalSpec`) from the command line or a YAML file.
+
+A YAML config may give ``game``, ``agents`` (a list or a comma-separated string), ``games``,
+``seed``, ``players``, ``suite`` (a named seed suite, see :mod:`experiments.suites`) and
+``options`` (game options). Command-line values win key by key. An unknown key or a value of the
+wrong type raises ConfigError naming the key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agents.base import agent_label, parse_agent_spec
+from envs.core.errors import ConfigError
+from experiments.suites import resolve_seeds
+
+CONFIG_KEYS = {"game": str, "agents": list, "games": int, "seed": int, "players": int,
+               "suite": str, "options": dict}
+
+
+@dataclass
+class EvalSpec:
+    """What to evaluate: a game (with options), agents, seeds."""
+
+    game: str
+    agents: list[str]
+    seeds: tuple[int, ...]
+    players: int | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+    seeds_label: str = ""
+
+    def game_options(self) -> dict[str, Any]:
+        options = dict(self.options)
+        if self.players is not None:
+            options["players"] = self.players
+        return options
+
+
+def split_agents(text: str | Sequence[str]) -> list[str]:
+    """``"random,mcts:simulations=64,rollout=greedy,greedy"`` -> agent specs.
+
+    A comma starts a new agent unless the piece is ``key=value`` (an option of the previous one).
+    """
+    pieces = text.split(",") if isinstance(text, str) else list(text)
+    specs: list[str] = []
+    for piece in (p.strip() for p in pieces):
+        if not piece:
+            continue
+        if "=" in piece and ":" not in piece and specs:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    if not specs:
+        raise ConfigError("no agents given")
+    for spec in specs:
+        parse_agent_spec(spec)  # raises ConfigError on malformed options
+    labels = [agent_label(s) for s in specs]
+    duplicates = sorted({x for x in labels if labels.count(x) > 1})
+    if duplicates:
+        raise ConfigError(f"agent(s) listed twice: {', '.join(duplicates)}")
+    return specs
+
+
+def load_config(path: str | Path) -> dict[str, Any]:
+    """Read an eval config; an unknown key or a value of the wrong type raises ConfigError
+    naming the key."""
+    path = Path(path)
+    try:
+        data = yaml.safe_load(path.read_text())
+    except FileNotFoundError as exc:
+        raise ConfigError(f"config file {path} not found") from exc
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"config {path} is not valid YAML: {exc}") from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"config {path}: expected a mapping of keys to values")
+    for key, value in data.items():
+        if key not in CONFIG_KEYS:
+            raise ConfigError(f"config {path}: unknown key {key!r}; known keys: {', '.join(CONFIG_KEYS)}")
+        expected = CONFIG_KEYS[key]
+        if key == "agents" and isinstance(value, str):
+            continue
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise ConfigError(f"config {path}: key {key!r} must be a {expected.__name__}, "
+                              f"got {type(value).__name__} {value!r}")
+    if "agents" in data and isinstance(data["agents"], list):
+        for i, agent in enumerate(data["agents"]):
+            if not isinstance(agent, str):
+                raise ConfigError(f"config {path}: key 'agents' item {i} must be a string "
+                                  "like 'mcts:simulations=64'")
+    return data
+
+
+def build_spec(game: str | None, agents: str | Sequence[str] | None, games: int | None, seed: int | None,
+               players: int | None, suite: str | None = None, config: str | None = None,
+               default_games: int = 100) -> EvalSpec:
+    """Merge a YAML config with command-line values (the command line wins)."""
+    data = load_config(config) if config else {}
+    game = game or data.get("game")
+    agents = agents or data.get("agents")
+    if not game:
+        raise ConfigError("no game given (argument GAME or key 'game' in --config)")
+    if not agents:
+        raise ConfigError("no agents given (--agents or key 'agents' in --config)")
+    if suite is None and seed is None and games is None:
+        suite = data.get("suite")
+    if suite is None:
+        seed = data.get("seed") if seed is None else seed
+        games = data.get("games") if games is None else games
+    seeds, label = resolve_seeds(suite, seed, games, default_games=default_games)
+    players = players if players is not None else data.get("players")
+    if players is not None and players < 1:
+        raise ConfigError(f"players must be at least 1, got {players}")
+    return EvalSpec(game=game, agents=split_agents(agents), seeds=seeds, players=players,
+                    options=dict(data.get("options") or {}), seeds_label=label)

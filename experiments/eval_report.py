@@ -1,0 +1,123 @@
+"""Evaluation reports: Markdown tables, rich tables on the terminal, and the report directory
+(``report.md``, ``summary.json``, ``scores.png``, ``paired_differences.png``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from experiments.evaluate import EvalRun, per_seed_scores
+
+
+def _fmt(x: float, digits: int = 2) -> str:
+    return f"{x:.{digits}f}"
+
+
+def _ci(pair: Sequence[float], digits: int = 2) -> str:
+    return f"[{pair[0]:.{digits}f}, {pair[1]:.{digits}f}]"
+
+
+def markdown_tables(summary: dict[str, Any]) -> list[str]:
+    """The report's tables as Markdown lines (shared by eval and solo-eval reports)."""
+    lines = ["| agent | n | mean | SD | SE | 95% t CI | 95% bootstrap CI | P10 | P50 | P90 | min | max "
+             "| ms/decision |", "|" + "---|" * 13]
+    for name, s in summary["agents"].items():
+        lines.append(f"| {name} | {s['n']} | {_fmt(s['mean'])} | {_fmt(s['sd'])} | {_fmt(s['se'])} | "
+                     f"{_ci(s['ci95_t'])} | {_ci(s['ci95_bootstrap'])} | {_fmt(s['p10'], 1)} | "
+                     f"{_fmt(s['p50'], 1)} | {_fmt(s['p90'], 1)} | {_fmt(s['min'], 0)} | "
+                     f"{_fmt(s['max'], 0)} | "
+                     f"{_fmt(s['decision_ms_mean'], 3)} |")
+    categories = list(next(iter(summary["agents"].values()))["categories"])
+    if categories:
+        lines += ["", "Mean points per category:", "",
+                  "| agent | " + " | ".join(categories) + " |", "|---|" + "---|" * len(categories)]
+        for name, s in summary["agents"].items():
+            lines.append(f"| {name} | " + " | ".join(_fmt(s["categories"][c]) for c in categories) + " |")
+    if summary["pairs"]:
+        lines += ["", "Paired comparisons (A - B on the same seeds):", "",
+                  "| A | B | n | mean diff | 95% CI | t | p (t) | p (Wilcoxon) |", "|" + "---|" * 8]
+        for p in summary["pairs"]:
+            lines.append(f"| {p['a']} | {p['b']} | {p['n']} | {_fmt(p['mean_difference'])} | "
+                         f"{_ci(p['ci95'])} | {_fmt(p['t_statistic'])} | {p['t_pvalue']:.3g} | "
+                         f"{p['wilcoxon_pvalue']:.3g} |")
+    if "win_rates" in summary:
+        ratings = summary["ratings"]
+        elo = dict(zip(ratings["names"], ratings["elo"], strict=True))
+        lines += ["", "Multiplayer: win rate (shared wins split) and Bradley-Terry rating (Elo scale, "
+                  f"mean 1500{'; regularised' if ratings['prior_games'] else ''}):", "",
+                  "| agent | seats | win rate | 95% Wilson CI | Elo |", "|---|---|---|---|---|"]
+        for name, w in summary["win_rates"].items():
+            lines.append(f"| {name} | {w['seats']} | {_fmt(w['rate'], 3)} | {_ci(w['ci95'], 3)} | "
+                         f"{_fmt(elo[name], 0)} |")
+    return lines
+
+
+def write_report(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> list[Path]:
+    """``report.md``, ``summary.json`` and the plots in ``out_dir``; returns the files written."""
+    from experiments import plots
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    scores = {a: run.rows[run.rows.agent == a].total.to_numpy() for a in summary["agents"]}
+    written = [plots.score_histograms(scores, out_dir / "scores.png", title=f"{run.spec.game}: final scores")]
+    if summary["pairs"]:
+        by_seed = per_seed_scores(run.rows)
+        diffs = {f"{p['a']} - {p['b']}": (by_seed[p["a"]] - by_seed[p["b"]]).to_numpy()
+                 for p in summary["pairs"]}
+        cis = {f"{p['a']} - {p['b']}": tuple(p["ci95"]) for p in summary["pairs"]}
+        written.append(plots.paired_difference_plot(diffs, cis, out_dir / "paired_differences.png"))
+    lines = [f"# {run.spec.game}: evaluation of {', '.join(summary['agents'])}", "",
+             f"{summary['games']} seeds ({summary['seeds']}), {run.players} player(s), "
+             f"{summary['games_played']} games; every agent played the same seeds (common random numbers).",
+             "", *markdown_tables(summary), "", "![scores](scores.png)"]
+    if summary["pairs"]:
+        lines.append("![paired differences](paired_differences.png)")
+    (out_dir / "report.md").write_text("\n".join(lines) + "\n")
+    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=json_default))
+    return [*written, out_dir / "report.md", out_dir / "summary.json", out_dir / "games.csv"]
+
+
+def json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def print_tables(summary: dict[str, Any]) -> None:
+    """The summary as rich tables on stdout."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    table = Table(title=f"{summary['game']}: {summary['games']} seeds ({summary['seeds']}), "
+                        f"{summary['players']} player(s)")
+    for column in ("agent", "mean", "SD", "95% CI (t)", "95% CI (bootstrap)", "P10/P50/P90", "min/max",
+                   "ms/decision"):
+        table.add_column(column, justify="left" if column == "agent" else "right", overflow="fold")
+    for name, s in summary["agents"].items():
+        table.add_row(name, _fmt(s["mean"]), _fmt(s["sd"]), _ci(s["ci95_t"]), _ci(s["ci95_bootstrap"]),
+                      f"{s['p10']:.0f}/{s['p50']:.0f}/{s['p90']:.0f}", f"{s['min']:.0f}/{s['max']:.0f}",
+                      _fmt(s["decision_ms_mean"], 3))
+    console.print(table)
+    if summary["pairs"]:
+        pairs = Table(title="paired differences (A - B, same seeds)")
+        for column in ("A", "B", "mean diff", "95% CI", "p (t)", "p (Wilcoxon)"):
+            pairs.add_column(column, justify="right", overflow="fold")
+        for p in summary["pairs"]:
+            pairs.add_row(p["a"], p["b"], _fmt(p["mean_difference"]), _ci(p["ci95"]), f"{p['t_pvalue']:.3g}",
+                          f"{p['wilcoxon_pvalue']:.3g}")
+        console.print(pairs)
+    if "win_rates" in summary:
+        elo = dict(zip(summary["ratings"]["names"], summary["ratings"]["elo"], strict=True))
+        note = "; regularised: someone never won" if summary["ratings"]["prior_games"] else ""
+        wins = Table(title=f"win rates and Bradley-Terry ratings (Elo scale{note})")
+        for column in ("agent", "win rate", "95% Wilson CI", "Elo"):
+            wins.add_column(column, justify="right", overflow="fold")
+        for name, w in summary["win_rates"].items():
+            wins.add_row(name, _fmt(w["rate"], 3), _ci(w["ci95"], 3), _fmt(elo[name], 0))
+        console.print(wins)
