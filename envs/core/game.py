@@ -104,6 +104,10 @@ class Game(abc.ABC):
     def observation_shape(self) -> tuple[int, ...]:
         """Shape of :meth:`observation` (fixed for the game's options)."""
 
+    def observation_bounds(self) -> tuple[float, float]:
+        """Lowest and highest value any observation entry can take (for the env's Box)."""
+        return float("-inf"), float("inf")
+
     @abc.abstractmethod
     def render_rgb(self, state: State, player: int | None = None) -> np.ndarray:
         """An RGB picture (H x W x 3 uint8) of the position."""

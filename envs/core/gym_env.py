@@ -41,8 +41,9 @@ MAX_GAME_SEED = 2**62
 
 def observation_space_for(game: Game) -> spaces.Dict:
     """The observation space every meeplelab env uses for ``game``."""
+    low, high = game.observation_bounds()
     return spaces.Dict({
-        "observations": spaces.Box(-np.inf, np.inf, shape=tuple(game.observation_shape()), dtype=np.float32),
+        "observations": spaces.Box(low, high, shape=tuple(game.observation_shape()), dtype=np.float32),
         "action_mask": spaces.Box(0.0, 1.0, shape=(game.num_actions,), dtype=np.float32),
     })
 

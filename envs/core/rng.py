@@ -52,7 +52,7 @@ def randint(stream: np.ndarray, n: int) -> int:
     """A uniform integer in ``[0, n)`` (``n`` >= 1), without modulo bias worth measuring."""
     # 64 random bits mapped by multiply-high keeps it unbiased to ~n / 2**64.
     r = next_u64(stream) >> np.uint64(32)
-    return int((r * np.uint64(n)) >> np.uint64(32))
+    return np.int64((r * np.uint64(n)) >> np.uint64(32))  # int64, so callers' index math stays integer
 
 
 @njit(cache=True)
