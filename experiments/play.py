@@ -45,9 +45,10 @@ def play_one(game: Game, agent_specs: list[str], seed: int,
 @click.option("--players", default=None, type=int, help="Number of players (game default if omitted).")
 @click.option("--campaign", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Dorfromantik: append the result to this campaign log.")
+@click.option("--names", default=None, help="Comma-separated player names for the campaign log.")
 @click.option("--quiet", is_flag=True, help="Only the final position and score sheet.")
 def play(game_name: str, agent_spec: str, agent_list: str | None, seed: int, players: int | None,
-         campaign: Path | None, quiet: bool) -> None:
+         campaign: Path | None, names: str | None, quiet: bool) -> None:
     """Play one game of GAME and print the position and the score sheet."""
     options = {} if players is None else {"players": players}
     game = make_game(game_name, **options)
@@ -69,8 +70,11 @@ def play(game_name: str, agent_spec: str, agent_list: str | None, seed: int, pla
             raise click.BadParameter(f"{game.name} keeps no campaign log", param_hint="--campaign")
         from envs.dorfromantik import campaign as campaign_log
 
-        names = [f"player_{i}" for i in range(game.num_players())]
-        campaign_log.append_result(campaign, game.campaign_record(state, names))
+        seat_names = names.split(",") if names else [f"player_{i}" for i in range(game.num_players())]
+        if len(seat_names) != game.num_players():
+            raise click.BadParameter(f"{len(seat_names)} names for {game.num_players()} seats",
+                                     param_hint="--names")
+        campaign_log.append_result(campaign, game.campaign_record(state, seat_names))
         click.echo(f"\nappended to campaign log {campaign}")
 
 
