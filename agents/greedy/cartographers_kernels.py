@@ -5,7 +5,8 @@ A candidate (terrain option x shape option x orientation x anchor, or a 1x1 fall
 drawn on a scratch copy of the decision map and valued by :func:`map_value`:
 
 ``value = sum_e  w_e * edict_e(map)``       edict points; ``w_e`` = 1 if edict e scores this season,
-                                            plus ``FUTURE`` for each later season that scores it
+                                            plus ``FUTURE * DECAY ** (d - 1)`` for the later
+                                            season d seasons ahead that scores it
         ``+ COIN    * seasons_left * coins gained``   (shape coin + newly surrounded mountains;
                                                         a coin scores at every remaining season end)
         ``- MONSTER * seasons_left * empty cells touching a monster``
