@@ -10,7 +10,8 @@ scored) and per card combination; per pair of agents: the paired difference (t a
 
 Reads top to bottom: agents and seeds, play (via :func:`experiments.evaluate.run_evaluation`,
 rows written as they come), summarise, print, write ``DIR`` (games.csv, cards.csv,
-combinations.csv, report.md, summary.json, evaluation.png, scores.png, paired_differences.png).
+combinations.csv, card_pairs.csv, report.md, summary.json, evaluation.png, scores.png,
+paired_differences.png).
 """
 
 from __future__ import annotations
@@ -90,6 +91,21 @@ def per_combination_table(rows: pd.DataFrame) -> pd.DataFrame:
     combo = rows[columns].apply(lambda r: " + ".join(sorted(r)), axis=1) if columns else ""
     frame = pd.DataFrame({"agent": rows.agent, "combination": combo, "evaluation": rows.x_evaluation})
     table = frame.groupby(["agent", "combination"]).evaluation.agg(["size", "mean"]).reset_index()
+    return table.rename(columns={"size": "games", "mean": "mean_evaluation"})
+
+
+def per_card_pair_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per (agent, two scoring cards in play together): games and mean evaluation points.
+    Pairs recur far more often than whole four-card combinations, so they show which cards are
+    hard together with a useful number of games."""
+    columns = _edict_columns(rows)
+    parts = [pd.DataFrame({"agent": rows.agent, "pair": [" + ".join(sorted(p)) for p in zip(rows[a], rows[b],
+                                                                                             strict=True)],
+                           "evaluation": rows.x_evaluation})
+             for i, a in enumerate(columns) for b in columns[i + 1:]]
+    if not parts:
+        return pd.DataFrame(columns=["agent", "pair", "games", "mean_evaluation"])
+    table = pd.concat(parts).groupby(["agent", "pair"]).evaluation.agg(["size", "mean"]).reset_index()
     return table.rename(columns={"size": "games", "mean": "mean_evaluation"})
 
 
@@ -195,7 +211,8 @@ def write_outputs(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> None:
     from experiments import plots
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = run.rows
-    cards, combos = per_card_table(rows), per_combination_table(rows)
+    cards, combos, pairs = per_card_table(rows), per_combination_table(rows), per_card_pair_table(rows)
+    pairs.to_csv(out_dir / "card_pairs.csv", index=False)
     cards.to_csv(out_dir / "cards.csv", index=False)
     combos.to_csv(out_dir / "combinations.csv", index=False)
     evaluations = {a: rows[rows.agent == a].x_evaluation.to_numpy() for a in summary["agents"]}
@@ -243,14 +260,17 @@ def write_outputs(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> None:
             pts = "" if pd.isna(r.mean_card_points) else f" ({r.mean_card_points:.1f})"
             cells.append(f"{r.mean_evaluation:+.1f}{pts} n={r.games}")
         lines.append(f"| {card} | " + " | ".join(cells) + " |")
-    lines += ["", "## Card combinations", "", "The five hardest and five easiest combinations for each agent "
-              "(mean evaluation points; all of them in combinations.csv).", ""]
-    for name in names:
-        mine = combos[combos.agent == name].sort_values("mean_evaluation")
-        shown = pd.concat([mine.head(5), mine.tail(5)]).drop_duplicates()
-        lines += [f"**{name}**", "", "| combination | games | mean evaluation |", "|---|---|---|"]
-        lines += [f"| {r.combination} | {r.games} | {r.mean_evaluation:+.1f} |" for r in shown.itertuples()]
-        lines.append("")
+    for title, table, column, csv_name in (("Card combinations", combos, "combination", "combinations.csv"),
+                                           ("Card pairs", pairs, "pair", "card_pairs.csv")):
+        lines += ["", f"## {title}", "", f"The five hardest and five easiest for each agent (mean evaluation "
+                  f"points; all of them in {csv_name}).", ""]
+        for name in names:
+            mine = table[table.agent == name].sort_values("mean_evaluation")
+            shown = pd.concat([mine.head(5), mine.tail(5)]).drop_duplicates()
+            lines += [f"**{name}**", "", f"| {column} | games | mean evaluation |", "|---|---|---|"]
+            lines += [f"| {getattr(r, column)} | {r.games} | {r.mean_evaluation:+.1f} |"
+                      for r in shown.itertuples()]
+            lines.append("")
     lines += ["## Scores", "", *markdown_tables(summarize_run(run)), "",
               "![evaluation points](evaluation.png)", "![scores](scores.png)"]
     if summary["pairs"]:
@@ -309,5 +329,6 @@ def solo_eval(agent: str | None, agents: str | None, games: int | None, seed: in
                    f"evaluation {best.extras[0]['evaluation']:+d} ({best.extras[0]['title']})")
         click.echo(game.render_ansi(best.final_state))
     if out_dir is not None:
-        click.echo(f"wrote {out_dir}/: games.csv cards.csv combinations.csv report.md summary.json "
-                   "evaluation.png scores.png" + (" paired_differences.png" if summary["pairs"] else ""))
+        paired = " paired_differences.png" if summary["pairs"] else ""
+        click.echo(f"wrote {out_dir}/: games.csv cards.csv combinations.csv card_pairs.csv report.md "
+                   f"summary.json evaluation.png scores.png{paired}")

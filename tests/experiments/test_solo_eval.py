@@ -56,6 +56,10 @@ def test_dice_solo_eval_report(tmp_path):
         assert (out / name).stat().st_size > 0, name
     combos = pd.read_csv(out / "combinations.csv")
     assert combos.groupby("agent").games.sum().tolist() == [30, 30]
+    pairs = pd.read_csv(out / "card_pairs.csv")  # two cards per game: one pair per game
+    assert pairs.groupby("agent").games.sum().tolist() == [30, 30]
+    for name in ("report.md", "evaluation.png"):
+        assert (out / name).read_bytes()[:4] in (b"# So", b"\x89PNG")
     assert "## Per scoring card" in (out / "report.md").read_text()
 
 
