@@ -47,12 +47,14 @@ def markdown_tables(summary: dict[str, Any]) -> list[str]:
     if "win_rates" in summary:
         ratings = summary["ratings"]
         elo = dict(zip(ratings["names"], ratings["elo"], strict=True))
+        elo_ci = dict(zip(ratings["names"], ratings["elo_ci95"], strict=True))
+        note = "; regularised" if ratings["prior_games"] else ""
         lines += ["", "Multiplayer: win rate (shared wins split) and Bradley-Terry rating (Elo scale, "
-                  f"mean 1500{'; regularised' if ratings['prior_games'] else ''}):", "",
-                  "| agent | seats | win rate | 95% Wilson CI | Elo |", "|---|---|---|---|---|"]
+                  f"mean 1500, 95% CI by resampling seeds{note}):", "",
+                  "| agent | seats | win rate | 95% Wilson CI | Elo | Elo 95% CI |", "|" + "---|" * 6]
         for name, w in summary["win_rates"].items():
             lines.append(f"| {name} | {w['seats']} | {_fmt(w['rate'], 3)} | {_ci(w['ci95'], 3)} | "
-                         f"{_fmt(elo[name], 0)} |")
+                         f"{_fmt(elo[name], 0)} | {_ci(elo_ci[name], 0)} |")
     return lines
 
 
@@ -116,8 +118,10 @@ def print_tables(summary: dict[str, Any]) -> None:
         elo = dict(zip(summary["ratings"]["names"], summary["ratings"]["elo"], strict=True))
         note = "; regularised: someone never won" if summary["ratings"]["prior_games"] else ""
         wins = Table(title=f"win rates and Bradley-Terry ratings (Elo scale{note})")
-        for column in ("agent", "win rate", "95% Wilson CI", "Elo"):
+        elo_ci = dict(zip(summary["ratings"]["names"], summary["ratings"]["elo_ci95"], strict=True))
+        for column in ("agent", "win rate", "95% Wilson CI", "Elo", "Elo 95% CI"):
             wins.add_column(column, justify="right", overflow="fold")
         for name, w in summary["win_rates"].items():
-            wins.add_row(name, _fmt(w["rate"], 3), _ci(w["ci95"], 3), _fmt(elo[name], 0))
+            wins.add_row(name, _fmt(w["rate"], 3), _ci(w["ci95"], 3), _fmt(elo[name], 0),
+                         _ci(elo_ci[name], 0))
         console.print(wins)

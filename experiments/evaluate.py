@@ -254,7 +254,15 @@ def summarize_run(run: EvalRun, bootstrap_seed: int = 0) -> dict[str, Any]:
         wins = stats.pairwise_wins_from_scores([r.totals for r in run.records],
                                                [r.agents for r in run.records], agents)
         fit = stats.bradley_terry(wins, names=agents)
-        summary["ratings"] = {**fit.as_dict(), "pairwise_wins": wins.tolist()}
+        by_seed: dict[int, list[GameRecord]] = {}
+        for record in run.records:
+            by_seed.setdefault(record.seed, []).append(record)
+        per_seed_wins = [stats.pairwise_wins_from_scores([r.totals for r in group], [r.agents for r in group],
+                                                         agents) for group in by_seed.values()]
+        low, high = stats.bradley_terry_bootstrap(per_seed_wins, seed=bootstrap_seed)
+        summary["ratings"] = {**fit.as_dict(), "elo_ci95": [[float(a), float(b)] for a, b in zip(low, high,
+                                                                                                  strict=True)],
+                              "pairwise_wins": wins.tolist()}
     return summary
 
 

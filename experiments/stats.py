@@ -254,6 +254,21 @@ def bradley_terry(wins: Any, names: list[str] | None = None, prior_games: float 
     )
 
 
+def bradley_terry_bootstrap(wins_by_group: Any, resamples: int = 300, seed: int = 0, level: float = 0.95,
+                            ) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile bootstrap CI of the Elo ratings: ``wins_by_group[g]`` is the wins matrix of one
+    independent group of games (one seed, all its lineups); groups are resampled with
+    replacement and refitted (regularised like :func:`bradley_terry` when a resample needs it)."""
+    groups = np.asarray(wins_by_group, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    elos = np.empty((resamples, groups.shape[1]))
+    for r in range(resamples):
+        sample = groups[rng.integers(0, groups.shape[0], groups.shape[0])].sum(axis=0)
+        elos[r] = bradley_terry(sample, tol=1e-8).elo
+    alpha = (1.0 - level) / 2.0
+    return np.quantile(elos, alpha, axis=0), np.quantile(elos, 1.0 - alpha, axis=0)
+
+
 def elo_from_strengths(log_strengths: Any, base: float = ELO_BASE) -> np.ndarray:
     """Elo ratings (mean ``base``) equivalent to Bradley-Terry log-strengths: a 400-point gap is
     10:1 odds."""

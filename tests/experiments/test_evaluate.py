@@ -59,6 +59,8 @@ def test_eval_multiplayer_rotates_seats_and_rates_agents(tmp_path):
     assert sum(w["wins"] for w in rates.values()) == pytest.approx(summary["games_played"])
     elo = dict(zip(summary["ratings"]["names"], summary["ratings"]["elo"], strict=True))
     assert elo["prefer:action=2"] > elo["prefer:action=1"]  # gambling beats a flat 3 per turn
+    for name, (low, high) in zip(summary["ratings"]["names"], summary["ratings"]["elo_ci95"], strict=True):
+        assert low <= elo[name] <= high
 
 
 def test_lineups():

@@ -140,3 +140,14 @@ def test_pairwise_wins_from_multiplayer_scores():
     # game 1: a>b, a=c (half each), c>b; game 2: c<a, c>b, a>b
     expected = np.array([[0, 2, 1.5], [0, 0, 0], [0.5, 2, 0]])
     assert wins == pytest.approx(expected)
+
+
+def test_bradley_terry_bootstrap_brackets_the_fit_and_is_seeded():
+    theta = np.array([-0.5, 0.0, 0.6])
+    groups = [_synthetic_wins(theta, 2, seed=s) for s in range(150)]
+    fit = stats.bradley_terry(np.sum(groups, axis=0))
+    low, high = stats.bradley_terry_bootstrap(groups, resamples=200, seed=1)
+    assert np.all(low < fit.elo) and np.all(fit.elo < high)
+    assert np.all(high - low < 200)
+    again = stats.bradley_terry_bootstrap(groups, resamples=200, seed=1)
+    assert np.array_equal(low, again[0]) and np.array_equal(high, again[1])
