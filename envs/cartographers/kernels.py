@@ -22,6 +22,14 @@ Two tuples are passed around:
     (placement id of (shape, orientation, anchor) or -1), ``solo_order`` int32[4, L] (solo ambush
     candidates in decision-9 order, -1 padded), ``base`` int8[121] (the printed map).
 
+Turn flow: :func:`setup` deals a game, then ``apply_action(st, tb, -1)`` reveals up to the first
+decision. Each decision: :func:`check_action` (0 = legal, else an E_* reason), then
+:func:`apply_action`; when it returns True the season's time limit is reached and the caller
+runs :func:`score_season` then :func:`next_season` (reshuffle and reveal, or the game end).
+:func:`legal_mask_into` fills the mask, :func:`random_action` picks a uniform legal action
+without a mask, :func:`play_random` plays any state to the end (any number of seats), and
+:func:`random_solo_games` runs whole solo games for benchmarks.
+
 Action codec (one Discrete(NUM_ACTIONS) space; anchor = top-left cell of the bounding box):
     PLACE      ``((t * 2 + k) * 8 + o) * 121 + anchor``: terrain option t (0..4, index into the
                card's terrains), shape option k (0..1), orientation o (0..7, distinct orientations

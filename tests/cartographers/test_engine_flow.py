@@ -290,3 +290,36 @@ def test_every_player_count_plays_to_the_end(players):
     assert g.observation(s, 0).shape == g.observation_shape()
     assert "season over" in g.render_ansi(s)
     assert g.render_rgb(s).shape == (176, 176, 3)
+
+
+def test_multiplayer_ruins_then_ambush_carries_the_constraint():
+    g = game(players=2, cards=CARDS)
+    s = g.new_game(0)
+    deal(g, s, ["Outpost Ruins", "Kobold Onslaught", "Hamlet", "Orchard"], time=0)
+    assert s.meta[K.M_PHASE] == K.PHASE_AMBUSH and s.meta[K.M_RUINS] == 1
+    ruins = {divmod(int(i), 11) for i in np.flatnonzero(g.tb.ruins)}
+    # the monster need not cover ruins: some legal ambush placement avoids them
+    cells = [frozenset(g.decode_action(int(a), s)["cells"]) for a in np.flatnonzero(g.legal_mask(s))]
+    assert any(not (c & ruins) for c in cells)
+    g.step(s, first_legal(g, s))
+    g.step(s, first_legal(g, s))
+    assert s.current_card == card(g, "Hamlet") and s.meta[K.M_RUINS] == 1
+    for _ in range(2):
+        placements = [frozenset(g.decode_action(int(a), s)["cells"]) for a in np.flatnonzero(g.legal_mask(s))]
+        assert placements and all(p & ruins for p in placements)
+        g.step(s, first_legal(g, s))
+    assert s.current_card == card(g, "Orchard") and s.meta[K.M_RUINS] == 0
+
+
+@pytest.mark.parametrize("players", [1, 3])
+def test_mask_agrees_with_check_action_on_every_action(players):
+    g = game(players=players)
+    s = g.new_game(21)
+    rng = np.random.default_rng(1)
+    for _ in range(12):
+        mask = g.legal_mask(s)
+        legal_by_check = np.array([K.check_action(s.arrays(), g.tb, a) == K.OK for a in range(K.NUM_ACTIONS)])
+        assert np.array_equal(mask, legal_by_check)
+        g.step(s, int(rng.choice(np.flatnonzero(mask))))
+        if g.is_over(s):
+            break
