@@ -28,14 +28,21 @@ def init_ray(num_cpus: int | None = None, address: str | None = None, **kwargs: 
     Local by default, on loopback only. ``address``: an existing cluster ("host:port" or "auto");
     then none of the local-only settings apply.
     """
-    import ray
+    if address:
+        import ray
 
+        if not ray.is_initialized():
+            ray.init(address=address, **kwargs)
+        return ray
+    # Ray reads RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER when it is first imported: set it before the
+    # import, and patch the constant in case some other module imported ray already.
+    os.environ.update(LOCAL_ENV)
+    import ray
+    import ray._private.ray_constants as ray_constants
+
+    ray_constants.ENABLE_RAY_CLUSTER = False
     if ray.is_initialized():
         return ray
-    if address:
-        ray.init(address=address, **kwargs)
-        return ray
-    os.environ.update(LOCAL_ENV)
     RAY_HOME.mkdir(exist_ok=True)
     (RAY_HOME / "ray_bootstrap_config.yaml").touch()
     old_home = os.environ.get("HOME")
@@ -53,6 +60,10 @@ def init_ray(num_cpus: int | None = None, address: str | None = None, **kwargs: 
             os.environ.pop("HOME", None)
         else:
             os.environ["HOME"] = old_home
+    if node_address() != "127.0.0.1":
+        address_seen = node_address()
+        ray.shutdown()
+        raise RuntimeError(f"local Ray came up on {address_seen}, not on loopback; refusing to run")
     return ray
 
 

@@ -29,6 +29,7 @@ import pandas as pd
 from agents.base import agent_label
 from envs.core.errors import ConfigError
 from envs.core.registry import GAMES
+from experiments.ray_setup import init_ray
 
 MANIFEST = "simulation.json"
 FORMAT = "meeplelab-simulation/1"
@@ -139,29 +140,6 @@ def validate(spec: SimulationSpec) -> str:
     return GAMES[spec.game.strip().lower()]
 
 
-def start_ray(num_cpus: int | None, address: str | None):
-    """Start local Ray on loopback only (or join ``address``) and return ``ray``.
-
-    Ray reads ``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER`` once, when it is first imported; if ray was
-    imported before the local settings were applied, it would bind the machine's interface
-    address. So the setting is applied to the already-imported constant too, and a local node
-    that is not on 127.0.0.1 is refused.
-    """
-    from experiments.ray_setup import LOCAL_ENV, init_ray, node_address
-
-    if address:
-        return init_ray(address=address)
-    os.environ.update(LOCAL_ENV)
-    import ray._private.ray_constants as ray_constants
-
-    ray_constants.ENABLE_RAY_CLUSTER = False
-    ray = init_ray(num_cpus=num_cpus)
-    if node_address() != "127.0.0.1":
-        raise RuntimeError(f"local Ray runs on {node_address()}, not on loopback; call "
-                           "ray.shutdown() and start it with experiments.ray_setup.init_ray()")
-    return ray
-
-
 def run_simulation(spec: SimulationSpec, out_dir: Path, workers: int | None = None,
                    address: str | None = None, progress: bool = True, max_retries: int = 3,
                    crash_once_dir: str | None = None) -> SimulationResult:
@@ -177,7 +155,7 @@ def run_simulation(spec: SimulationSpec, out_dir: Path, workers: int | None = No
     result = SimulationResult(out_dir, len(chunks), 0, len(chunks) - len(todo), 0.0)
     if not todo:
         return result
-    ray = start_ray(workers, address)
+    ray = init_ray(num_cpus=workers, address=address)
     limit = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
     remote = ray.remote(num_cpus=1, max_retries=max_retries)(play_chunk)
     in_flight: dict[Any, int] = {}

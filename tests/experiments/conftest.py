@@ -30,10 +30,10 @@ def registered_test_game():
 @pytest.fixture(scope="session")
 def ray_session():
     """One local Ray (2 CPUs) for every test that needs it; workers can import ``tests``."""
-    from experiments.simulate import start_ray
+    from experiments.ray_setup import init_ray
 
     path = os.environ.get("PYTHONPATH", "")
     os.environ["PYTHONPATH"] = str(REPO_ROOT) + (os.pathsep + path if path else "")
-    ray = start_ray(num_cpus=2, address=None)  # init_ray(num_cpus=2), forced onto loopback
+    ray = init_ray(num_cpus=2)
     yield ray
     ray.shutdown()

@@ -30,9 +30,13 @@ def clean_run(ray_session, tmp_path_factory):
 
 
 def test_ray_runs_on_loopback(ray_session):
-    from experiments.ray_setup import node_address
+    from experiments.ray_setup import RAY_HOME, node_address
 
     assert node_address() == "127.0.0.1"
+    gcs_address = ray_session.get_runtime_context().gcs_address
+    assert gcs_address.split(":")[0] == "127.0.0.1"
+    assert all(node["NodeManagerAddress"] == "127.0.0.1" for node in ray_session.nodes())
+    assert (RAY_HOME / "ray_bootstrap_config.yaml").exists()
 
 
 def test_chunks_hold_every_seed_once(clean_run):
