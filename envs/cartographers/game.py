@@ -134,6 +134,8 @@ class CartographersGame(Game):
         self.tb = _tables(self.data, side)
         self._buf = np.empty((4096, 2), dtype=np.int32)
         self._solo_values = [int(v) for v in self.data.scoring_solo]
+        self._mask_cache: tuple[bytes, np.ndarray | None] = (b"", None)
+        self._scores_cache: tuple[bytes, list[ScoreSheet]] = (b"", [])
         self._category_keys = []
         for s, name in enumerate(self.data.season_names):
             x, y = (EDICT_LETTERS[e] for e in self.data.season_edicts[s])
@@ -169,9 +171,14 @@ class CartographersGame(Game):
         return int(state.meta[K.M_ACTOR])
 
     def legal_mask(self, state: CartographersState) -> np.ndarray:
-        mask = np.zeros(K.NUM_ACTIONS, dtype=bool)
-        K.legal_mask_into(state.arrays(), self.tb, self._buf, mask)
-        return mask
+        """A fresh bool mask; the last one is remembered by the content of ``grid`` and ``meta``
+        (all it depends on), since envs ask twice per step."""
+        key = state.grid.tobytes() + state.meta.tobytes()
+        if self._mask_cache[0] != key:
+            mask = np.zeros(K.NUM_ACTIONS, dtype=bool)
+            K.legal_mask_into(state.arrays(), self.tb, self._buf, mask)
+            self._mask_cache = (key, mask)
+        return self._mask_cache[1].copy()
 
     def step(self, state: CartographersState, action: int) -> None:
         self.check_legal(state, action)
@@ -212,7 +219,13 @@ class CartographersGame(Game):
         """Per seat: total = sum of the recorded season totals; categories per season
         (``spring_A``, ``spring_B``, ``spring_coins``, ``spring_monsters`` (<= 0), ``spring_total``,
         then summer B/C, autumn C/D, winter D/A); extra: seasons scored, coins, monster points
-        lost over the game (the tie-break), and for solo the threshold, evaluation and title."""
+        lost over the game (the tie-break), and for solo the threshold, evaluation and title.
+        The sheets of the last call are reused while the record, coins, edicts and season are
+        unchanged: treat them as read-only."""
+        cache_key = state.record.tobytes() + state.coins.tobytes() + state.edicts.tobytes() \
+            + state.meta[K.M_SEASON:K.M_SEASON + 1].tobytes()
+        if self._scores_cache[0] == cache_key:
+            return list(self._scores_cache[1])
         record = state.record.tolist()
         done = min(state.season, 4)
         coins = state.coins.tolist()
@@ -234,7 +247,8 @@ class CartographersGame(Game):
                 extra["evaluation"] = total - threshold
                 extra["title"] = self.data.title_for(total - threshold)
             sheets.append(ScoreSheet(total, cats, extra))
-        return sheets
+        self._scores_cache = (cache_key, sheets)
+        return list(sheets)
 
     def returns(self, state: CartographersState) -> np.ndarray:
         return state.record[:, :, K.R_TOTAL].sum(axis=1).astype(np.float64)
