@@ -324,3 +324,19 @@ def test_codec_round_trip():
         if "orientation" in kwargs:
             assert f["orientation"] == kwargs["orientation"]
     assert g.num_actions == K.NUM_ACTIONS == 11374
+
+
+def test_remembered_mask_and_scores_follow_the_state():
+    g = game(cards=(0, 4, 8, 12))
+    s = g.new_game(0)
+    at_card(g, s, "Rift Lands")
+    first = g.legal_mask(s)
+    first[:] = False  # callers get copies
+    assert g.legal_mask(s).sum() == 5 * int((s.grid[0] == 0).sum())
+    set_cells(s, 0, [(0, 0)], K.FOREST)
+    assert not g.legal_mask(s)[g.encode_action("place", (0, 0), terrain=0)]
+    assert g.scores(s)[0].extra["coins"] == 0
+    s.coins[0] = 4
+    assert g.scores(s)[0].extra["coins"] == 4
+    s.record[0, 0, K.R_TOTAL] = 9
+    assert g.scores(s)[0].total == 9
