@@ -63,8 +63,12 @@ def market_text(game: CascadiaGame, state: CascadiaState) -> str:
 def render_text(game: CascadiaGame, state: CascadiaState, player: int | None = None) -> str:
     """Areas (one seat or all), the market and the turn state as plain text."""
     seats = range(game.players) if player is None else [player]
-    blocks = [f"Cascadia, round {game.progress_marker(state)}, phase {game.phase(state)}, "
-              f"player_{int(state.ctl[K.C_CUR])} to act"]
+    if game.is_over(state):
+        head = f"Cascadia, game over after {int(state.ctl[K.C_TURN])} turns"
+    else:
+        head = (f"Cascadia, round {game.progress_marker(state)}, phase {game.phase(state)}, "
+                f"player_{int(state.ctl[K.C_CUR])} to act")
+    blocks = [head]
     for p in seats:
         blocks.append(f"player_{p} (nature tokens {int(state.pinfo[p, K.P_NATURE])}, "
                       f"turns {int(state.pinfo[p, K.P_TURNS])}):\n" + area_text(game, state, p))
