@@ -13,6 +13,8 @@ from envs.cascadia.env import CascadiaEnv, CascadiaMultiAgentEnv
 def test_check_env_solo_and_multiplayer():
     check_env(CascadiaEnv(players=1, illegal_action="penalize"), skip_render_check=True)
     check_env(CascadiaEnv(players=3, illegal_action="penalize"), skip_render_check=True)
+    check_env(CascadiaEnv(players=2, illegal_action="penalize", render_mode="rgb_array"))
+    check_env(CascadiaEnv(players=1, illegal_action="penalize", render_mode="ansi"))
 
 
 def test_registered_id_plays_a_solo_episode_and_rewards_sum_to_the_score():
