@@ -527,39 +527,43 @@ def score_card_into(card: int, grid: np.ndarray, ruins: np.ndarray, scratch: np.
             if full:
                 total += 3
         return total
-    if card < 0 or card > 15:
-        raise ValueError("scoring card index outside 0..15")
     total = 0
-    for cell in range(N_CELLS):
-        t = grid[cell]
-        if card == 0:  # Sentinel Wood: forest on the map edge
-            if t == FOREST and _on_edge(cell):
+    if card == 0:  # Sentinel Wood: forest on the map edge
+        for cell in range(N_CELLS):
+            if grid[cell] == FOREST and _on_edge(cell):
                 total += 1
-        elif card == 2:  # Treetower: forest with 4 filled / off-map neighbours
-            if t == FOREST and _enclosed(grid, cell):
+    elif card == 2:  # Treetower: forest with 4 filled / off-map neighbours
+        for cell in range(N_CELLS):
+            if grid[cell] == FOREST and _enclosed(grid, cell):
                 total += 1
-        elif card == 4:  # Canal Lake: water next to farm, farm next to water
-            if t == WATER and _has_neighbor(grid, cell, FARM):
+    elif card == 4:  # Canal Lake: water next to farm, farm next to water
+        for cell in range(N_CELLS):
+            if grid[cell] == WATER and _has_neighbor(grid, cell, FARM):
                 total += 1
-            elif t == FARM and _has_neighbor(grid, cell, WATER):
+            elif grid[cell] == FARM and _has_neighbor(grid, cell, WATER):
                 total += 1
-        elif card == 5:  # Mages Valley: water (2) and farm (1) next to a mountain
-            if t == WATER and _has_neighbor(grid, cell, MOUNTAIN):
+    elif card == 5:  # Mages Valley: water (2) and farm (1) next to a mountain
+        for cell in range(N_CELLS):
+            if grid[cell] == WATER and _has_neighbor(grid, cell, MOUNTAIN):
                 total += 2
-            elif t == FARM and _has_neighbor(grid, cell, MOUNTAIN):
+            elif grid[cell] == FARM and _has_neighbor(grid, cell, MOUNTAIN):
                 total += 1
-        elif card == 6:  # The Golden Granary: water next to a printed ruins (1), farm on one (3)
-            if t == WATER:
+    elif card == 6:  # The Golden Granary: water next to a printed ruins (1), farm on one (3)
+        for cell in range(N_CELLS):
+            if grid[cell] == WATER:
                 for k in range(4):
                     nb = _neighbor(cell, k)
                     if nb >= 0 and ruins[nb]:
                         total += 1
                         break
-            elif t == FARM and ruins[cell]:
+            elif grid[cell] == FARM and ruins[cell]:
                 total += 3
-        elif card == 15:  # The Cauldrons: empty cell with 4 filled / off-map neighbours
-            if t == EMPTY and _enclosed(grid, cell):
+    elif card == 15:  # The Cauldrons: empty cell with 4 filled / off-map neighbours
+        for cell in range(N_CELLS):
+            if grid[cell] == EMPTY and _enclosed(grid, cell):
                 total += 1
+    else:
+        raise ValueError("scoring card index outside 0..15")
     return total
 
 
