@@ -340,3 +340,34 @@ def test_remembered_mask_and_scores_follow_the_state():
     assert g.scores(s)[0].extra["coins"] == 4
     s.record[0, 0, K.R_TOTAL] = 9
     assert g.scores(s)[0].total == 9
+
+
+def test_observation_layout():
+    g = game(players=2, cards=(0, 4, 8, 12))
+    s = g.new_game(0)
+    obs = g.observation(s, 1)
+    assert obs.shape == g.observation_shape() == (K.OBS_SIZE,) and obs.dtype == np.float32
+    planes = obs[: 8 * 121].reshape(8, 121)
+    assert np.array_equal(planes.argmax(axis=0), s.grid[1]) and planes.sum() == 121
+    assert np.array_equal(obs[8 * 121: 9 * 121].astype(bool), g.tb.ruins)
+    off = 17 * 121
+    assert obs[off + s.current_card] == 1 and obs[off: off + 17].sum() == 1
+    edicts = obs[-64:].reshape(4, 16)
+    assert edicts.argmax(axis=1).tolist() == [0, 4, 8, 12]
+    names = [n for n, _, _ in K.OBS_LAYOUT]
+    assert len(names) == 7 and K.OBS_LAYOUT[-1][1] + K.OBS_LAYOUT[-1][2] == K.OBS_SIZE
+
+
+def test_render_shows_terrain_ruins_and_card():
+    g = game(cards=(0, 4, 8, 12))
+    s = g.new_game(0)
+    set_cells(s, 0, [(0, 0)], K.FOREST)
+    set_cells(s, 0, [(1, 5)], K.FARM)  # on a ruins cell: lowercase
+    text = g.render_ansi(s)
+    rows = text.splitlines()
+    grid_rows = [r for r in rows if r[:3].strip().isdigit()]
+    assert grid_rows[0].split()[1] == "F" and grid_rows[1].split()[1 + 5] == "a"
+    assert grid_rows[2].split()[1 + 1] == "r" and grid_rows[1].split()[1 + 3] == "M"
+    assert g.card_name(s.current_card) in text and "Sentinel Wood" in text
+    img = g.render_rgb(s)
+    assert img.shape == (176, 176, 3) and img.dtype == np.uint8
