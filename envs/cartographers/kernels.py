@@ -679,7 +679,7 @@ def ambush_target(drawer: int, arrow: int, players: int) -> int:
     return (drawer + 1) % players
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def score_season(st, tb) -> None:
     """Record the current season's score for every map: edicts, coins, monster points lost."""
     grid, coins, record, edicts, meta = st[0], st[1], st[8], st[5], st[6]
@@ -725,7 +725,7 @@ def reshuffle(st) -> None:
     meta[M_LEN] = n
 
 
-@njit(cache=True)
+@njit(cache=True, inline='always')
 def next_season(st, tb) -> None:
     """After :func:`score_season`: end the game (after winter) or reshuffle for the next season
     and reveal up to its first decision. The season end is ``score_season`` then ``next_season``,
