@@ -192,6 +192,10 @@ class CartographersGame(Game):
             a = int(action)
         except (TypeError, ValueError) as exc:
             raise IllegalActionError(-1, f"action {action!r} is not an integer") from exc
+        cached = self._mask_cache[1]
+        if cached is not None and 0 <= a < K.NUM_ACTIONS and cached[a] \
+                and self._mask_cache[0] == state.grid.tobytes() + state.meta.tobytes():
+            return  # legal in the remembered mask of this very position
         code = K.check_action(state.arrays(), self.tb, a)
         if code != K.OK:
             desc = self.describe_action(a) if 0 <= a < K.NUM_ACTIONS else None
