@@ -104,7 +104,7 @@ def _env_steps_per_s(steps: int) -> float | None:
     done_steps = 0
     start = time.perf_counter()
     while done_steps < steps:
-        legal = np.flatnonzero(info["action_mask"])
+        legal = np.flatnonzero(info["action_mask"] > 0)  # a bool view: nonzero on float32 is 8x slower
         _, _, terminated, truncated, info = env.step(int(legal[rng.integers(legal.size)]))
         done_steps += 1
         if terminated or truncated:

@@ -43,7 +43,7 @@ class CartographersEnv(GameEnv):
 
     ## Observation Space
 
-    ``Dict(observations=Box(-inf, inf, (2152,), float32), action_mask=Box(0, 1, (11374,), float32))``.
+    ``Dict(observations=Box(0, 2, (2152,), float32), action_mask=Box(0, 1, (11374,), float32))``.
     ``observations``: own map one-hot over the 8 terrain codes (8 x 121), printed ruins (121), the
     map being drawn on during an ambush (8 x 121, else zeros), the current card one-hot (17),
     season one-hot (4), season time and threshold (/8), active edicts (4), coins (/14), ruins

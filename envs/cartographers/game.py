@@ -434,6 +434,10 @@ class CartographersGame(Game):
         K.observation_into(state.arrays(), self.tb, int(player), out)
         return out
 
+    def observation_bounds(self) -> tuple[float, float]:
+        """Range of every observation entry: one-hots and ratios (coins/14 <= 21/14, time/8 <= 10/8)."""
+        return 0.0, 2.0
+
     def observation_shape(self) -> tuple[int, ...]:
         return (K.OBS_SIZE,)
 

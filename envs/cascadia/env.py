@@ -43,7 +43,7 @@ class CascadiaEnv(GameEnv):
 
     ## Observation Space
 
-    ``Dict(observations=Box(-inf, inf, (36589,), float32), action_mask=Box(0, 1, (10670,),
+    ``Dict(observations=Box(0, 10, (36589,), float32), action_mask=Box(0, 1, (10670,),
     float32))``. ``observations``: 24 planes over the 1519 window cells of the learner's area
     (occupied, habitats shown, edge habitats, token one-hot, animals allowed, keystone,
     frontier), then the market (4 tiles x 11, 4 tokens x 5), the tile and token in hand, bag

@@ -312,6 +312,10 @@ class CascadiaGame(Game):
 
     # ---- observation and rendering ----------------------------------------------------------
 
+    def observation_bounds(self) -> tuple[float, float]:
+        """Range of every observation entry: counts scaled by 10-30 (a full fox card is 100/30)."""
+        return 0.0, 10.0
+
     def observation_shape(self) -> tuple[int, ...]:
         return (NUM_CELLS * CELL_FEATURES + GLOBAL_FEATURES,)
 

@@ -140,7 +140,7 @@ class GameEnv(gym.Env):
         self.state = self.game.new_game(game_seed)
         self._opponent_rngs = {i: numpy_generator(game_seed, f"seat{i}") for i in self._opponents}
         self._play_opponents()
-        return self._observation(), self._info()
+        return self._observe()
 
     def step(self, action):
         """Play the learner's ``action``, then the opponents until the learner must act again.
@@ -159,14 +159,15 @@ class GameEnv(gym.Env):
         except IllegalActionError as exc:
             if self.illegal_action == "raise":
                 raise
-            info = self._info()
+            obs, info = self._observe()
             info["illegal_action"] = str(exc)
-            return self._observation(), self.illegal_penalty, False, False, info
+            return obs, self.illegal_penalty, False, False, info
         self.game.step(self.state, action)
         self._play_opponents()
         reward = float(self._learner_total() - before)
         terminated = bool(self.game.is_over(self.state))
-        return self._observation(), reward, terminated, False, self._info()
+        obs, info = self._observe()
+        return obs, reward, terminated, False, info
 
     def render(self):
         """The position as text ("ansi") or an RGB array ("rgb_array"); None without a mode."""
@@ -210,16 +211,16 @@ class GameEnv(gym.Env):
             action = self._opponents[player].act(self.state, mask, self._opponent_rngs[player])
             self.game.step(self.state, int(action))
 
-    def _learner_total(self) -> int:
-        return self.game.scores(self.state)[self.seat].total
+    def _learner_total(self) -> float:
+        return float(self.game.returns(self.state)[self.seat])
 
-    def _observation(self) -> dict[str, np.ndarray]:
+    def _observe(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        """Observation and info of the current state; the mask is computed once for both."""
+        mask = self._legal_now().astype(np.float32)
         obs = np.asarray(self.game.observation(self.state, self.seat), dtype=np.float32)
-        return {"observations": obs, "action_mask": self._legal_now().astype(np.float32)}
-
-    def _info(self) -> dict[str, Any]:
-        return {
-            "action_mask": self._legal_now().astype(np.float32),
+        info = {
+            "action_mask": mask.copy(),
             "score": self.game.scores(self.state)[self.seat].as_dict(),
             "player": self.seat,
         }
+        return {"observations": obs, "action_mask": mask}, info
