@@ -31,11 +31,11 @@ Design (why it is sound for games with hidden, random futures such as a shuffled
 
 ``engine="compiled"`` runs the same search with ``max_depth=1`` and random rollouts entirely in
 numba, for games listed in :data:`COMPILED_SEARCH` (Cartographers: agents/mcts_cartographers.py,
-about 5x more simulations per second than the Python loop).
+3-5x more simulations per second than the Python loop).
 
 Cartographers solo settings, measured on paired seeds (evaluation points; greedy alone +18.8):
 ``mcts:simulations=24,prior=greedy,rollout=greedy,widening=1/0.4,paired=true`` (+9.5 over greedy,
-seeds 0-99), ``simulations=48`` (+10.7) and ``simulations=96`` (above +30 on average); the fast
+seeds 0-99), ``simulations=48`` (+10.7) and ``simulations=96`` (+14.1, mean +34.4); the fast
 ``mcts:simulations=3000,engine=compiled,prior=greedy,widening=1/0.4`` (about 2.5 s a game, +6.9 on
 seeds 0-29). The defaults (random prior and rollouts) are far weaker than greedy on this game.
 
