@@ -14,11 +14,15 @@ import click
 from envs.core.errors import ConfigError
 from envs.core.registry import GAMES
 
+#: what `meeplelab bench` can measure besides the games
+EXTRA_BENCHES = ("agents",)
+
 
 def run_game_bench(game: str, quick: bool = False) -> dict:
-    """Run one game's benchmark and return its figures."""
-    if game not in GAMES:
-        raise ConfigError(f"unknown game {game!r}; known games: {', '.join(sorted(GAMES))}")
+    """Run one benchmark (a game, or "agents") and return its figures."""
+    if game not in GAMES and game not in EXTRA_BENCHES:
+        known = ", ".join(sorted(GAMES) + list(EXTRA_BENCHES))
+        raise ConfigError(f"unknown benchmark {game!r}; known: {known}, all")
     try:
         module = importlib.import_module(f"experiments.bench_{game}")
     except ModuleNotFoundError as exc:
@@ -31,8 +35,9 @@ def run_game_bench(game: str, quick: bool = False) -> dict:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.option("--quick", is_flag=True, help="Fewer repetitions (a smoke run, noisier figures).")
 def bench(game: str, as_json: bool, quick: bool) -> None:
-    """Benchmark GAME (cartographers, cascadia, dorfromantik or all)."""
-    games = [g for g in GAMES if importlib.util.find_spec(f"experiments.bench_{g}")] if game == "all" \
+    """Benchmark GAME (cartographers, cascadia, dorfromantik, agents or all)."""
+    names = list(GAMES) + list(EXTRA_BENCHES)
+    games = [g for g in names if importlib.util.find_spec(f"experiments.bench_{g}")] if game == "all" \
         else [game]
     results = {g: run_game_bench(g, quick=quick) for g in games}
     if as_json:

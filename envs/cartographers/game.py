@@ -273,10 +273,12 @@ class CartographersGame(Game):
         new = state.copy()
         meta = new.meta
         pos, length = int(meta[K.M_POS]), int(meta[K.M_LEN])
-        hidden = [int(c) for c in new.deck[pos:length]]
+        # sorted before shuffling: the result depends on the rng and on what is known, never on
+        # the real hidden order
+        hidden = sorted(int(c) for c in new.deck[pos:length])
         n_amb_in_deck = sum(1 for c in hidden if c >= N_EXPLORE_CARDS)
-        unseen_amb = [c for c in hidden if c >= N_EXPLORE_CARDS]
-        unseen_amb += [int(c) for c in new.amb[int(meta[K.M_AMB_POS]):]]
+        unseen_amb = sorted([c for c in hidden if c >= N_EXPLORE_CARDS]
+                            + [int(c) for c in new.amb[int(meta[K.M_AMB_POS]):]])
         rng.shuffle(unseen_amb)
         rest = [c for c in hidden if c < N_EXPLORE_CARDS] + unseen_amb[:n_amb_in_deck]
         rng.shuffle(rest)
@@ -287,8 +289,14 @@ class CartographersGame(Game):
         return new
 
     def rollout_returns(self, state: CartographersState, seed: int, policy: str = "random") -> np.ndarray:
+        """Finish ``state`` (consumed) in a compiled loop: "random", or "greedy" (the greedy
+        agent's playout); final totals per seat (float64)."""
+        if policy == "greedy":
+            from agents.greedy.cartographers import greedy_rollout
+
+            return greedy_rollout(self, state, seed)
         if policy != "random":
-            raise ConfigError(f"unknown rollout policy {policy!r}; known: random")
+            raise ConfigError(f"unknown rollout policy {policy!r}; known: random, greedy")
         stream = new_stream(int(seed), "cartographers/rollout")
         K.play_random(state.arrays(), self.tb, stream, np.zeros(0, dtype=np.int32))
         return K.totals(state.record).astype(np.float64)

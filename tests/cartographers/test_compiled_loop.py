@@ -107,6 +107,28 @@ def test_determinize_keeps_the_past_and_resamples_the_future():
     assert s.meta[K.M_PHASE] != K.PHASE_OVER  # the real state is untouched
 
 
+def test_determinize_does_not_depend_on_the_real_hidden_order():
+    g = game()
+    s = g.new_game(5)
+    g.step(s, int(np.flatnonzero(g.legal_mask(s))[0]))
+    pos, length = int(s.meta[K.M_POS]), int(s.meta[K.M_LEN])
+    other = s.copy()
+    other.deck[pos:length] = other.deck[pos:length][::-1]  # same cards, another real order
+    assert not np.array_equal(other.deck, s.deck)
+    a = g.determinize(s, np.random.default_rng(3))
+    b = g.determinize(other, np.random.default_rng(3))
+    assert np.array_equal(a.deck, b.deck) and np.array_equal(a.amb, b.amb)
+    assert a.rng[0] == b.rng[0]
+
+
+def test_greedy_rollout_returns_a_finished_score():
+    g = game()
+    s = g.new_game(9)
+    returns = g.rollout_returns(g.determinize(s, np.random.default_rng(0)), seed=1, policy="greedy")
+    random_returns = g.rollout_returns(g.determinize(s, np.random.default_rng(0)), seed=1)
+    assert returns.shape == (1,) and returns[0] > random_returns[0]
+
+
 def test_random_solo_games_kernel():
     g = game()
     out = np.zeros(50, dtype=np.int64)
