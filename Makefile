@@ -4,6 +4,8 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.stamp-installed
 export PYTHONUNBUFFERED := 1
+# the strongest MCTS setting that keeps the demo near a minute (greedy prior and rollouts, paired futures)
+DEMO_MCTS := mcts:simulations=8,prior=greedy,rollout=greedy,widening=1/0.4,paired=true
 
 .PHONY: setup demo test test-all bench lint clean
 
@@ -18,7 +20,7 @@ $(STAMP): pyproject.toml
 	@touch $(STAMP)
 
 demo: setup
-	$(BIN)/meeplelab solo-eval --agents random,greedy,mcts:simulations=48 --games 60 --seed 0 --out runs/demo --show-map
+	$(BIN)/meeplelab solo-eval --agents random,greedy,$(DEMO_MCTS) --games 60 --seed 0 --out runs/demo --show-map
 
 test: setup
 	$(BIN)/python -m pytest -q

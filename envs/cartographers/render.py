@@ -33,6 +33,10 @@ def _map_lines(grid: np.ndarray, ruins: np.ndarray, color: bool) -> list[str]:
     return lines
 
 
+LEGEND = ("legend: . empty  r empty ruins  F forest  V village  A farm  W water  X monster  M mountain  "
+          "Z wasteland  (lowercase: drawn on ruins)")
+
+
 def render_ansi(game: CartographersGame, state: CartographersState, player: int | None = None,
                 color: bool = False) -> str:
     """Text map(s) with the season, the current card and each seat's coins and score.
@@ -54,6 +58,7 @@ def render_ansi(game: CartographersGame, state: CartographersState, player: int 
     for p in seats:
         out.append(f"player_{p}: coins {int(state.coins[p])}  score {sheets[p].total}")
         out.extend(_map_lines(state.grid[p], game.tb.ruins, color))
+    out.append(LEGEND)
     return "\n".join(out)
 
 
