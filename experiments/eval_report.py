@@ -44,7 +44,7 @@ def markdown_tables(summary: dict[str, Any]) -> list[str]:
             lines.append(f"| {p['a']} | {p['b']} | {p['n']} | {_fmt(p['mean_difference'])} | "
                          f"{_ci(p['ci95'])} | {_fmt(p['t_statistic'])} | {p['t_pvalue']:.3g} | "
                          f"{p['wilcoxon_pvalue']:.3g} |")
-    if "win_rates" in summary:
+    if "ratings" in summary:
         ratings = summary["ratings"]
         elo = dict(zip(ratings["names"], ratings["elo"], strict=True))
         elo_ci = dict(zip(ratings["names"], ratings["elo_ci95"], strict=True))
@@ -114,7 +114,7 @@ def print_tables(summary: dict[str, Any]) -> None:
             pairs.add_row(p["a"], p["b"], _fmt(p["mean_difference"]), _ci(p["ci95"]), f"{p['t_pvalue']:.3g}",
                           f"{p['wilcoxon_pvalue']:.3g}")
         console.print(pairs)
-    if "win_rates" in summary:
+    if "ratings" in summary:
         elo = dict(zip(summary["ratings"]["names"], summary["ratings"]["elo"], strict=True))
         note = "; regularised: someone never won" if summary["ratings"]["prior_games"] else ""
         wins = Table(title=f"win rates and Bradley-Terry ratings (Elo scale{note})")

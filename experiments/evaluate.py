@@ -251,6 +251,7 @@ def summarize_run(run: EvalRun, bootstrap_seed: int = 0) -> dict[str, Any]:
         summary["pairs"].append(stats.paired_comparison(by_seed[a], by_seed[b], a=a, b=b).as_dict())
     if run.players > 1:
         summary["win_rates"] = win_rates(run.records, agents)
+    if run.players > 1 and len(agents) > 1:  # ratings need at least two agents to compare
         wins = stats.pairwise_wins_from_scores([r.totals for r in run.records],
                                                [r.agents for r in run.records], agents)
         fit = stats.bradley_terry(wins, names=agents)

@@ -63,6 +63,16 @@ def test_eval_multiplayer_rotates_seats_and_rates_agents(tmp_path):
         assert low <= elo[name] <= high
 
 
+def test_eval_one_agent_in_every_seat_summarises_without_ratings(tmp_path):
+    result = _invoke(["eval", "dice-race", "--agents", "random", "--players", "3", "--games", "6", "--json",
+                      "--no-progress", "--out", str(tmp_path)])
+    summary = json.loads(result.output)
+    games = pd.read_csv(tmp_path / "games.csv")
+    assert summary["games_played"] == 6 and len(games) == 18  # one game per seed, every seat random
+    assert summary["agents"]["random"]["n"] == 18
+    assert "ratings" not in summary and summary["pairs"] == []
+
+
 def test_lineups():
     assert lineups(["a", "b"], 1) == [("a",), ("b",)]
     assert lineups(["a", "b"], 2) == [("a", "b"), ("b", "a")]
