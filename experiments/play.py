@@ -57,7 +57,7 @@ def play(game_name: str, agent_spec: str, agent_list: str | None, seed: int, pla
         raise click.BadParameter(f"{len(specs)} agents for {game.num_players()} seats", param_hint="--agents")
 
     def show(state: State, marker) -> None:
-        if not quiet:
+        if not quiet and not game.is_over(state):  # the final position is printed below
             click.echo(f"\n=== {game.name}: end of {marker_label(game, marker)} ===")
             click.echo(game.render_ansi(state))
 

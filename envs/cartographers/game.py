@@ -207,6 +207,32 @@ class CartographersGame(Game):
     def progress_marker(self, state: CartographersState) -> int:
         return state.season
 
+    def milestone_name(self, marker: int) -> str:
+        """The season a progress marker stands for ("spring" ... "winter")."""
+        return self.data.season_names[marker] if 0 <= marker < 4 else "the game"
+
+    def score_sheet_text(self, state: CartographersState) -> str:
+        """The score sheet as printed on the map: one row per season (the two edicts, coins,
+        monsters, total), the final score, and for solo the evaluation points and the title."""
+        lines = []
+        for p, sheet in enumerate(self.scores(state)):
+            lines.append(f"player_{p}" + ("" if self.players == 1 else f"  (monster points lost "
+                                                                    f"{sheet.extra['monsters_lost']})"))
+            lines.append(f"  {'season':<8}{'edict':>8}{'edict':>8}{'coins':>7}{'monsters':>10}{'total':>7}")
+            for s, keys in enumerate(self._category_keys):
+                a, b, coins, monsters, total = (sheet.categories[k] for k in keys)
+                x, y = (EDICT_LETTERS[e] for e in self.data.season_edicts[s])
+                lines.append(f"  {self.data.season_names[s]:<8}{f'{x} {a}':>8}{f'{y} {b}':>8}{coins:>7}"
+                             f"{monsters:>10}{total:>7}")
+            lines.append(f"  final score {sheet.total}")
+            if self.players == 1:
+                extra = sheet.extra
+                lines.append(f"  solo: {sheet.total} - threshold {extra['threshold']} = evaluation "
+                             f"{extra['evaluation']:+d} ({extra['title']})")
+        if self.players > 1 and self.is_over(state):
+            lines.append("winner(s): " + ", ".join(f"player_{w}" for w in self.winners(state)))
+        return "\n".join(lines)
+
     # ---- scores --------------------------------------------------------------------------------
 
     def solo_threshold(self, state: CartographersState) -> int:
