@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from envs.cartographers import kernels as K
 from envs.core.gym_env import GameEnv, merge_env_config
 from envs.core.multiagent_env import GameMultiAgentEnv
 from envs.core.registry import make_game
@@ -90,6 +93,38 @@ class CartographersEnv(GameEnv):
         env_kwargs = {k: options.pop(k) for k in _ENV_OPTIONS if k in options}
         game = make_game("cartographers", **options)
         super().__init__(game, opponent=opponent, render_mode=render_mode, **env_kwargs)
+        self._mask = np.zeros(game.num_actions, dtype=bool)
+        self._obs = np.zeros(game.observation_shape(), dtype=np.float32)
+        self._buf = np.empty((4096, 2), dtype=np.int32)
+
+    def step(self, action):
+        """As :meth:`GameEnv.step`; a solo game takes a fused kernel path (check, apply, season
+        end, next mask and observation in one compiled call) that gives the same results. An
+        illegal action falls back to the generic path, which raises or penalizes with the reason."""
+        if self.game.players != 1 or self.state is None or self.game.is_over(self.state) \
+                or not isinstance(action, int | np.integer) or not 0 <= int(action) < self.game.num_actions:
+            return super().step(action)
+        record = self.state.record
+        before = int(record[0, :, K.R_TOTAL].sum())
+        code = K.env_step(self.state.arrays(), self.game.tb, int(action), self.seat, self._buf, self._mask,
+                          self._obs)
+        if code != K.OK:
+            return super().step(action)
+        reward = float(int(record[0, :, K.R_TOTAL].sum()) - before)
+        mask = self._mask.astype(np.float32)
+        info = {"action_mask": mask.copy(), "score": self._score_dict(), "player": self.seat}
+        terminated = bool(self.game.is_over(self.state))
+        return {"observations": self._obs.copy(), "action_mask": mask}, reward, terminated, False, info
+
+    def _score_dict(self) -> dict:
+        """The learner's score breakdown; rebuilt only when the season, the phase or its coins
+        change (the season record is written only at a season's end)."""
+        meta = self.state.meta
+        key = (int(meta[K.M_SEASON]), int(meta[K.M_PHASE]), int(self.state.coins[self.seat]), self.game_seed)
+        if getattr(self, "_score_cache_key", None) != key:
+            self._score_cache_key = key
+            self._score_cache = self.game.scores(self.state)[self.seat].as_dict()
+        return dict(self._score_cache)
 
 
 class CartographersMultiAgentEnv(GameMultiAgentEnv):

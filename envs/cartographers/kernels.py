@@ -1193,6 +1193,22 @@ def random_solo_games(tb, n_games: int, seed: int, cap: int, ambushes: bool, ran
 
 
 @njit(cache=True)
+def env_step(st, tb, action: int, player: int, buf: np.ndarray, mask: np.ndarray, obs: np.ndarray) -> int:
+    """One env step in a single call (the solo env's fast path): check ``action`` (on an illegal
+    one return its E_* code and touch nothing), apply it, score and turn the season when it ends,
+    then write the new legal ``mask`` (bool) and ``player``'s observation ``obs``. Returns OK."""
+    code = check_action(st, tb, action)
+    if code != OK:
+        return code
+    if apply_action(st, tb, action):
+        score_season(st, tb)
+        next_season(st, tb)
+    legal_mask_into(st, tb, buf, mask)
+    observation_into(st, tb, player, obs)
+    return OK
+
+
+@njit(cache=True)
 def observation_into(st, tb, player: int, out: np.ndarray) -> None:
     """Fill ``out`` (float32[OBS_SIZE]) for ``player``; layout in OBS_LAYOUT."""
     grid, coins, edicts, meta = st[0], st[1], st[5], st[6]
