@@ -21,8 +21,8 @@ Design (why it is sound for games with hidden, random futures such as a shuffled
   acts at a node maximises its own component. Returns are normalised to [0, 1] by the running
   min/max of every return seen in this search, so ``c`` is scale free.
 * **Rollouts.** ``game.rollout_returns(state, seed, policy)``: the game's compiled loop
-  (``rollout="random"`` or ``"greedy"``) plays the leaf to the end. For ``"greedy"`` the greedy
-  agent's module may provide the compiled playout instead (``greedy_rollout(game, state, seed)``).
+  (``rollout="random"`` or ``"greedy"``, the greedy agent's compiled playout) plays the leaf to
+  the end.
 * **Paired futures** (``paired=true``): the k-th visit of every root child is simulated on the
   k-th sampled future (same determinization and rollout seed), so root children are compared on
   common random numbers; this removes most of the deck-order noise from their differences.
@@ -394,17 +394,7 @@ def _parse_widening(widening: Any) -> tuple[float, float]:
 
 
 def _rollout_function(game: Game, policy: str):
-    """``rollout(state, seed) -> returns``: the game's compiled rollout, except for "greedy" when
-    the game's greedy agent module offers ``greedy_rollout(game, state, seed)`` (a compiled greedy
-    playout kept next to the greedy agent)."""
-    if policy == "greedy":
-        try:
-            module = importlib.import_module(f"agents.greedy.{game.name}")
-        except ModuleNotFoundError:
-            module = None
-        playout = getattr(module, "greedy_rollout", None)
-        if playout is not None:
-            return lambda state, seed: playout(game, state, seed)
+    """``rollout(state, seed) -> returns``: the game's compiled rollout ("random" or "greedy")."""
     return lambda state, seed: game.rollout_returns(state, seed, policy)
 
 

@@ -135,9 +135,11 @@ def _token_value(
 
 @njit(cache=True)
 def plan_turn(
-    p, kind, w, tiles, edges, tokens, cells, flist, pinfo, nbr, kind_edges, kind_info, tables, supply, weights
+    p, kind, w, tiles, edges, tokens, cells, flist, pinfo, nbr, kind_edges, kind_info, tables, supply,
+    weights, tile_values=None,
 ):
-    """Best (value, tile action, token action) for tile ``kind`` and animal ``w`` (w < 0: none)."""
+    """Best (value, tile action, token action) for tile ``kind`` and animal ``w`` (w < 0: none).
+    ``tile_values`` (float64[num_actions], optional) receives the planned value of every placement."""
     mark = np.zeros(nbr.shape[0], dtype=np.int32)
     members = np.empty(K.MAX_CELLS, dtype=np.int32)
     queue = np.empty(K.MAX_CELLS, dtype=np.int32)
@@ -201,6 +203,8 @@ def plan_turn(
                 if nb >= 0 and edges[p, nb, 0] >= 0 and edges[p, nb, (d + 3) % 6] == kind_edges[kind, r, d]:
                     matched += 1
             total = v + weights[EDGE_MATCH] * matched + weights[OPEN_SPOT] * spots + token_v
+            if tile_values is not None:
+                tile_values[K.A_TILE + 6 * c + r] = total
             if total > best:
                 best = total
                 best_tile = K.A_TILE + 6 * c + r
@@ -509,8 +513,8 @@ class CascadiaGreedyAgent:
         return action
 
     def rank_actions(self, state, legal_mask: np.ndarray) -> np.ndarray:
-        """Legal actions best first: market options and token targets by planned value; in the tile
-        phase the planned placement first, then the rest in action order."""
+        """Legal actions best first: market options, tile placements and token targets by planned
+        value (the greedy choice always first)."""
         g, s = self.game, state
         legal = np.flatnonzero(legal_mask)
         p = int(s.ctl[K.C_CUR])
@@ -559,6 +563,12 @@ class CascadiaGreedyAgent:
             )
             score[K.A_TOKEN + cells[:n]] = vals[:n]
             score[K.A_RETURN] = 0.0
+        elif phase == K.PHASE_TILE:
+            values = np.full(g.num_actions, -1e12)
+            plan_turn(p, int(s.ctl[K.C_HAND_TILE]), int(s.ctl[K.C_HAND_TOKEN]), s.tiles, s.edges, s.tokens,
+                      s.cells, s.flist, s.pinfo, g.nbr, g.kind_edges, g.kind_info, g.tables, supply,
+                      self.weights, values)
+            score[:] = values
         best = self.act(state, legal_mask, np.random.default_rng(0))
         score[best] = 1e12
         order = legal[np.argsort(-score[legal], kind="stable")]

@@ -297,7 +297,7 @@ class CascadiaGame(Game):
         if policy == "greedy":
             from agents.greedy.cascadia import greedy_rollout
 
-            return greedy_rollout(self, state, seed)
+            return greedy_rollout(self, state, seed, epsilon=0.0)
         if policy != "random":
             raise ValueError(f"cascadia rollout policy must be 'random' or 'greedy', not {policy!r}")
         agent = np.array([derive_seed(seed, "rollout")], dtype=np.uint64)

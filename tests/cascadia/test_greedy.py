@@ -93,3 +93,24 @@ def test_greedy_four_player_base_score_over_10_games():
     greedy = CascadiaGreedyAgent(g)
     base = [sh.extra["base"] for seed in range(10) for sh in play(g, greedy, 2000 + seed)]
     assert np.mean(base) >= 84
+
+
+def test_rank_actions_orders_every_legal_action_with_the_greedy_choice_first():
+    import numpy as np
+
+    from agents.greedy.cascadia import CascadiaGreedyAgent
+    from envs.core.registry import make_game
+
+    game = make_game("cascadia", players=2)
+    agent = CascadiaGreedyAgent(game)
+    state = game.new_game(1)
+    rng = np.random.default_rng(0)
+    phases_seen = set()
+    while not game.is_over(state):
+        mask = game.legal_mask(state)
+        order = agent.rank_actions(state, mask)
+        assert sorted(order.tolist()) == np.flatnonzero(mask).tolist()
+        assert order[0] == agent.act(state, mask, rng)
+        phases_seen.add(game.decode_action(int(order[0]))["kind"])
+        game.step(state, int(order[0]))
+    assert len(phases_seen) >= 3  # market, tile and token decisions were all ranked
