@@ -52,11 +52,10 @@ from envs.cartographers.kernels import (
     decision_map,
     enumerate_legal,
     monster_penalty,
-    next_season,
     random_action,
     score_card_into,
-    score_season,
     setup,
+    step,
 )
 from envs.core.rng import next_u64
 
@@ -109,14 +108,6 @@ def small_hole_cells(grid: np.ndarray, max_size: int, seen: np.ndarray, stack: n
         if size <= max_size:
             total += size
     return total
-
-
-@njit(cache=True)
-def step(st, tb, action: int) -> None:
-    """Apply ``action`` and, when it ends the season, score it and move on (the engine's step)."""
-    if apply_action(st, tb, action):
-        score_season(st, tb)
-        next_season(st, tb)
 
 
 @njit(cache=True)

@@ -182,10 +182,7 @@ class CartographersGame(Game):
 
     def step(self, state: CartographersState, action: int) -> None:
         self.check_legal(state, action)
-        st = state.arrays()
-        if K.apply_action(st, self.tb, int(action)):
-            K.score_season(st, self.tb)
-            K.next_season(st, self.tb)
+        K.step(state.arrays(), self.tb, int(action))
 
     def check_legal(self, state: CartographersState, action: int) -> None:
         try:

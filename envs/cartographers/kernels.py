@@ -1129,6 +1129,15 @@ def random_action(st, tb, policy_rng: np.ndarray, buf: np.ndarray) -> int:
 
 
 @njit(cache=True)
+def step(st, tb, action: int) -> None:
+    """Apply a legal ``action`` and, when it ends the season, score the season and turn to the
+    next one: the whole engine step (the Python engine, the env and every compiled loop use it)."""
+    if apply_action(st, tb, action):
+        score_season(st, tb)
+        next_season(st, tb)
+
+
+@njit(cache=True)
 def play_random(st, tb, policy_rng: np.ndarray, actions_out: np.ndarray) -> int:
     """Play the game in ``st`` to the end with the uniform random policy (any number of seats,
     from any state). Actions are written to ``actions_out`` while it has room; returns the number
@@ -1141,9 +1150,7 @@ def play_random(st, tb, policy_rng: np.ndarray, actions_out: np.ndarray) -> int:
         if n < actions_out.shape[0]:
             actions_out[n] = a
         n += 1
-        if apply_action(st, tb, a):
-            score_season(st, tb)
-            next_season(st, tb)
+        step(st, tb, a)
     return n
 
 
@@ -1185,9 +1192,7 @@ def random_solo_games(tb, n_games: int, seed: int, cap: int, ambushes: bool, ran
         setup(st, tb, forced, random_order)
         apply_action(st, tb, -1)
         while meta[M_PHASE] != PHASE_OVER:
-            if apply_action(st, tb, random_action(st, tb, policy, buf)):
-                score_season(st, tb)
-                next_season(st, tb)
+            step(st, tb, random_action(st, tb, policy, buf))
         out_totals[g] = record[0, 0, R_TOTAL] + record[0, 1, R_TOTAL] + record[0, 2, R_TOTAL] \
             + record[0, 3, R_TOTAL]
 
@@ -1200,9 +1205,7 @@ def env_step(st, tb, action: int, player: int, buf: np.ndarray, mask: np.ndarray
     code = check_action(st, tb, action)
     if code != OK:
         return code
-    if apply_action(st, tb, action):
-        score_season(st, tb)
-        next_season(st, tb)
+    step(st, tb, action)
     legal_mask_into(st, tb, buf, mask)
     observation_into(st, tb, player, obs)
     return OK
