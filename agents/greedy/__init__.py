@@ -9,10 +9,37 @@ cheap look-ahead features the game rewards (documented in its module) and may of
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
 from typing import Any
+
+import numpy as np
 
 from envs.core.errors import ConfigError
 from envs.core.game import Game
+
+
+def check_game(game: Game, expected: str) -> None:
+    """ConfigError unless ``game`` is the game a greedy agent was written for."""
+    if getattr(game, "name", "") != expected:
+        raise ConfigError(f"the {expected} greedy agent cannot play {getattr(game, 'name', game)!r}")
+
+
+def parse_weights(game_name: str, options: dict[str, Any], names: Sequence[str], defaults: np.ndarray,
+                  integers: Sequence[str] = ()) -> np.ndarray:
+    """The weight vector of a greedy agent: ``defaults`` overridden by ``options`` (finite numbers,
+    keys from ``names``; those in ``integers`` whole and >= 0). Clear ConfigErrors otherwise."""
+    unknown = sorted(set(options) - set(names))
+    if unknown:
+        raise ConfigError(f"greedy ({game_name}): unknown option(s) {', '.join(unknown)}; "
+                          f"known: {', '.join(names)}")
+    weights = np.array(defaults, dtype=np.float64)
+    for key, value in options.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
+            raise ConfigError(f"greedy ({game_name}): {key} must be a number, got {value!r}")
+        if key in integers and (value < 0 or int(value) != value):
+            raise ConfigError(f"greedy ({game_name}): {key} must be an integer >= 0, got {value!r}")
+        weights[list(names).index(key)] = float(value)
+    return weights
 
 
 def make_greedy(game: Game, **options: Any):

@@ -27,8 +27,8 @@ from typing import Any
 import numpy as np
 
 from agents.greedy import cartographers_kernels as G
+from agents.greedy import check_game, parse_weights
 from envs.cartographers import kernels as K
-from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 from envs.core.rng import new_stream
 
@@ -39,20 +39,10 @@ class GreedyAgent:
     name = "greedy"
 
     def __init__(self, game: Game, **weights: Any):
-        if getattr(game, "name", "") != "cartographers":
-            raise ConfigError(f"the Cartographers greedy agent cannot play {getattr(game, 'name', game)!r}")
-        unknown = sorted(set(weights) - set(G.WEIGHT_NAMES))
-        if unknown:
-            raise ConfigError(f"greedy (cartographers): unknown option(s) {', '.join(unknown)}; "
-                              f"known: {', '.join(G.WEIGHT_NAMES)}")
+        check_game(game, "cartographers")
         self.game = game
-        self.weights = G.DEFAULT_WEIGHTS.copy()
-        for key, value in weights.items():
-            if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
-                raise ConfigError(f"greedy (cartographers): {key} must be a number, got {value!r}")
-            if key == "hole_size" and (value < 0 or int(value) != value):
-                raise ConfigError(f"greedy (cartographers): hole_size must be an integer >= 0, got {value!r}")
-            self.weights[G.WEIGHT_NAMES.index(key)] = float(value)
+        self.weights = parse_weights("cartographers", weights, G.WEIGHT_NAMES, G.DEFAULT_WEIGHTS,
+                                     integers=("hole_size",))
         self._buf = np.empty((4096, 2), dtype=np.int32)
         self._actions = np.empty(G.MAX_CANDIDATES, dtype=np.int64)
         self._values = np.empty(G.MAX_CANDIDATES, dtype=np.float64)

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from agents.greedy import check_game, parse_weights
 from envs.cascadia import kernels as K
 from envs.core.game import Game
 from envs.core.rng import derive_seed, randint
@@ -476,15 +477,10 @@ class CascadiaGreedyAgent:
     name = "greedy"
 
     def __init__(self, game: Game, **options: Any):
-        if getattr(game, "name", "") != "cascadia":
-            raise ValueError("CascadiaGreedyAgent plays cascadia only")
-        unknown = set(options) - set(DEFAULT_WEIGHTS)
-        if unknown:
-            from envs.core.errors import ConfigError
-
-            raise ConfigError(f"unknown greedy option(s) {sorted(unknown)}; known: {list(DEFAULT_WEIGHTS)}")
+        check_game(game, "cascadia")
         self.game = game
-        self.weights = np.array([float(options.get(k, v)) for k, v in DEFAULT_WEIGHTS.items()])
+        self.weights = parse_weights("cascadia", options, list(DEFAULT_WEIGHTS),
+                                     np.array(list(DEFAULT_WEIGHTS.values())))
         #: how often the planned action was not legal and the first legal one was played instead
         self.fallbacks = 0
 

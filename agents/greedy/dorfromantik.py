@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.errors import ConfigError
+from agents.greedy import check_game, parse_weights
 from envs.core.game import Game, State
 from envs.dorfromantik import kernels as K
 
@@ -37,18 +37,9 @@ class DorfromantikGreedyAgent:
     name = "greedy"
 
     def __init__(self, game: Game, **weights: Any):
-        if getattr(game, "name", "") != "dorfromantik":
-            raise ConfigError(f"the Dorfromantik greedy agent cannot play {getattr(game, 'name', game)!r}")
-        unknown = sorted(set(weights) - set(K.WEIGHT_NAMES))
-        if unknown:
-            raise ConfigError(f"greedy (dorfromantik): unknown option(s) {', '.join(unknown)}; "
-                              f"known: {', '.join(K.WEIGHT_NAMES)}")
+        check_game(game, "dorfromantik")
         self.game = game
-        self.weights = K.DEFAULT_WEIGHTS.copy()
-        for key, value in weights.items():
-            if isinstance(value, bool) or not isinstance(value, int | float) or not np.isfinite(value):
-                raise ConfigError(f"greedy (dorfromantik): {key} must be a number, got {value!r}")
-            self.weights[K.WEIGHT_NAMES.index(key)] = float(value)
+        self.weights = parse_weights("dorfromantik", weights, K.WEIGHT_NAMES, K.DEFAULT_WEIGHTS)
         self._mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
         self._values = np.zeros((K.MAX_FRONTIER, 6), np.float64)
 

@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 
 from agents.greedy import make_greedy
-from agents.greedy.cascadia import CascadiaGreedyAgent, GreedyAgent
+from agents.greedy.cascadia import DEFAULT_WEIGHTS, CascadiaGreedyAgent, GreedyAgent
 from agents.random import RandomAgent
+from envs.cartographers.game import CartographersGame
 from envs.cascadia.game import CascadiaGame
 from envs.core.errors import ConfigError
 
@@ -26,8 +27,12 @@ def play(game, agent, seed):
 def test_greedy_is_registered_and_validates_options():
     g = CascadiaGame(players=1)
     assert isinstance(make_greedy(g), CascadiaGreedyAgent) and GreedyAgent is CascadiaGreedyAgent
-    with pytest.raises(ConfigError, match="unknown greedy option"):
+    with pytest.raises(ConfigError, match=r"greedy \(cascadia\): unknown option\(s\) depth"):
         CascadiaGreedyAgent(g, depth=3)
+    with pytest.raises(ConfigError, match="must be a number"):
+        CascadiaGreedyAgent(g, **{next(iter(DEFAULT_WEIGHTS)): "high"})
+    with pytest.raises(ConfigError, match="cannot play"):
+        CascadiaGreedyAgent(CartographersGame())
 
 
 def test_greedy_beats_random_on_paired_seeds_and_is_deterministic():
