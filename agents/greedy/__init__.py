@@ -18,6 +18,32 @@ from envs.core.errors import ConfigError
 from envs.core.game import Game
 
 
+class ValueGreedy:
+    """Base of greedy agents that value their candidate moves: a subclass provides
+    ``action_values(state) -> (actions, values)`` and gets ``act`` (the best legal action, ties
+    broken by the seat's rng) and ``rank_actions`` (legal actions best first, the MCTS prior)."""
+
+    def action_values(self, state) -> tuple[np.ndarray, np.ndarray]:
+        raise NotImplementedError
+
+    def _legal_values(self, state, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        actions, values = self.action_values(state)
+        keep = legal_mask[actions]
+        return actions[keep], values[keep]
+
+    def rank_actions(self, state, legal_mask: np.ndarray) -> np.ndarray:
+        """The actions allowed by ``legal_mask``, best first."""
+        actions, values = self._legal_values(state, legal_mask)
+        return actions[np.argsort(-values, kind="stable")]
+
+    def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
+        actions, values = self._legal_values(state, legal_mask)
+        if actions.size == 0:
+            raise RuntimeError("no legal action: the game should be over")
+        best = np.flatnonzero(values >= values.max() - 1e-9)
+        return int(actions[best[rng.integers(best.size)]])
+
+
 def check_game(game: Game, expected: str) -> None:
     """ConfigError unless ``game`` is the game a greedy agent was written for."""
     if getattr(game, "name", "") != expected:

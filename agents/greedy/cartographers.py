@@ -26,14 +26,14 @@ from typing import Any
 
 import numpy as np
 
+from agents.greedy import ValueGreedy, check_game, parse_weights
 from agents.greedy import cartographers_kernels as G
-from agents.greedy import check_game, parse_weights
 from envs.cartographers import kernels as K
 from envs.core.game import Game, State
 from envs.core.rng import new_stream
 
 
-class GreedyAgent:
+class GreedyAgent(ValueGreedy):
     """Maximises the value of the map after the move (features in the module docstring)."""
 
     name = "greedy"
@@ -53,27 +53,11 @@ class GreedyAgent:
                                self._values)
         return self._actions[:n].copy(), self._values[:n].copy()
 
-    def rank_actions(self, state: State, legal_mask: np.ndarray) -> np.ndarray:
-        """The actions allowed by ``legal_mask``, best first (the MCTS widening prior)."""
-        actions, values = self.action_values(state)
-        keep = legal_mask[actions]
-        actions, values = actions[keep], values[keep]
-        return actions[np.argsort(-values, kind="stable")]
-
-    def act(self, state: State, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
-        actions, values = self.action_values(state)
-        keep = legal_mask[actions]
-        if not keep.any():
-            raise RuntimeError("no legal action: the game should be over")
-        actions, values = actions[keep], values[keep]
-        best = np.flatnonzero(values >= values.max() - 1e-9)
-        return int(actions[best[rng.integers(best.size)]])
-
 
 def greedy_rollout(game: Game, state: State, seed: int, epsilon: float = 0.0,
                    weights: np.ndarray | None = None) -> np.ndarray:
     """Compiled greedy playout of ``state`` (consumed) to the end; final score per seat (float64).
-    MCTS uses it for ``rollout="greedy"`` (the engine's ``rollout_returns`` has only "random")."""
+    ``CartographersGame.rollout_returns(..., policy="greedy")`` (and so MCTS) plays through it."""
     w = G.DEFAULT_WEIGHTS if weights is None else weights
     stream = new_stream(int(seed), "greedy/rollout")
     G.greedy_playout(state.arrays(), game.tb, w, float(epsilon), stream)

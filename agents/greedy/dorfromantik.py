@@ -26,12 +26,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.greedy import check_game, parse_weights
+from agents.greedy import ValueGreedy, check_game, parse_weights
 from envs.core.game import Game, State
 from envs.dorfromantik import kernels as K
 
 
-class DorfromantikGreedyAgent:
+class DorfromantikGreedyAgent(ValueGreedy):
     """Plays the placement with the highest greedy value (features in the module docstring)."""
 
     name = "greedy"
@@ -58,22 +58,6 @@ class DorfromantikGreedyAgent:
         inside = (wq >= 0) & (wq < side) & (wr >= 0) & (wr < side)
         actions = (wr * side + wq) * 6 + rots
         return actions[inside].astype(np.int64), self._values[slots, rots][inside].copy()
-
-    def rank_actions(self, state: State, legal_mask: np.ndarray) -> np.ndarray:
-        """Legal actions, best first (a prior for MCTS widening)."""
-        actions, values = self.action_values(state)
-        keep = legal_mask[actions]
-        actions, values = actions[keep], values[keep]
-        return actions[np.argsort(-values, kind="stable")]
-
-    def act(self, state: State, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
-        actions, values = self.action_values(state)
-        keep = legal_mask[actions]
-        actions, values = actions[keep], values[keep]
-        if actions.size == 0:
-            raise RuntimeError("no legal action: the game should be over")
-        best = np.flatnonzero(values >= values.max() - 1e-9)
-        return int(actions[best[rng.integers(best.size)]])
 
 
 GreedyAgent = DorfromantikGreedyAgent

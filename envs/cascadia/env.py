@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.core.gym_env import GameEnv, merge_env_config
+from envs.core.gym_env import GameEnv, merge_env_config, split_env_options
 from envs.core.multiagent_env import GameMultiAgentEnv
 from envs.core.registry import make_game
-
-#: constructor options that belong to the env, not to the game
-_ENV_OPTIONS = ("seat", "illegal_action", "illegal_penalty")
 
 
 class CascadiaEnv(GameEnv):
@@ -79,13 +76,10 @@ class CascadiaEnv(GameEnv):
 
     def __init__(self, players: int | dict = 1, opponent: str | dict = "random",
                  render_mode: str | None = None, **game_options: Any):
-        options = merge_env_config(players, game_options, "players")
-        options.setdefault("players", 1)
-        opponent = options.pop("opponent", opponent)
-        render_mode = options.pop("render_mode", render_mode)
-        env_kwargs = {k: options.pop(k) for k in _ENV_OPTIONS if k in options}
+        options, env_kwargs = split_env_options(
+            players, game_options, {"players": 1, "opponent": opponent, "render_mode": render_mode})
         game = make_game("cascadia", **options)
-        super().__init__(game, opponent=opponent, render_mode=render_mode, **env_kwargs)
+        super().__init__(game, **env_kwargs)
 
 
 class CascadiaMultiAgentEnv(GameMultiAgentEnv):

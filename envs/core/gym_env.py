@@ -78,6 +78,22 @@ def merge_env_config(first: Any, options: dict[str, Any], first_name: str) -> di
     return merged
 
 
+#: constructor options of a game env that belong to the env, not to the game
+ENV_OPTIONS = ("seat", "opponent", "render_mode", "illegal_action", "illegal_penalty")
+
+
+def split_env_options(players: Any, options: dict[str, Any],
+                      defaults: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(game options, env keyword arguments) of a game env constructor called either with
+    keywords or with one RLlib ``env_config`` mapping as ``players``; ``defaults`` fill what
+    neither gives (players, opponent, render_mode...)."""
+    merged = merge_env_config(players, options, "players")
+    for key, value in defaults.items():
+        merged.setdefault(key, value)
+    env_kwargs = {k: merged.pop(k) for k in ENV_OPTIONS if k in merged}
+    return merged, env_kwargs
+
+
 class GameEnv(gym.Env):
     """Single-agent Gymnasium env: the learner plays ``seat``, opponents play the other seats.
 

@@ -47,6 +47,9 @@ def test_rllib_style_env_config_and_game_options():
     ma = CartographersMultiAgentEnv({"players": 3, "shared_reward": True})
     assert ma.possible_agents == ["player_0", "player_1", "player_2"] and ma.shared_reward
     assert CartographersMultiAgentEnv().game.num_players() == 2
+    env = CartographersEnv({"players": 2, "opponent": "greedy", "seat": 1, "render_mode": "ansi"})
+    assert env.opponent_spec == "greedy" and env.seat == 1 and env.render_mode == "ansi"
+    assert env.game.num_players() == 2
 
 
 def test_bad_options_name_the_problem():
