@@ -33,11 +33,9 @@ from envs.cartographers.kernels import (
     C_TERR,
     EMPTY,
     FALLBACK_BASE,
-    M_AMBUSHES,
     M_CAP,
     M_CARD,
     M_PHASE,
-    M_PLAYERS,
     M_RUINS,
     M_SEASON,
     MONSTER_T,
@@ -48,13 +46,13 @@ from envs.cartographers.kernels import (
     SCRATCH,
     _neighbor,
     _place_action,
-    apply_action,
     decision_map,
     enumerate_legal,
     monster_penalty,
+    new_solo_arrays,
     random_action,
     score_card_into,
-    setup,
+    start_solo_game,
     step,
 )
 from envs.core.rng import next_u64
@@ -247,28 +245,13 @@ def greedy_solo_games(tb, n_games: int, seed: int, cap: int, ambushes: bool, ran
     """Tuning loop: ``n_games`` solo games played by the greedy policy entirely in numba, with the
     same chance streams as ``kernels.random_solo_games`` (game g uses seed + g). ``out_eval[g]`` =
     solo evaluation points (final score minus the four cards' solo values)."""
-    grid = np.zeros((1, N_CELLS), np.int8)
-    coins = np.zeros(1, np.int16)
-    mtn = np.zeros((1, tb[1].shape[0]), np.bool_)
-    deck = np.full(17, -1, np.int8)
-    amb = np.zeros(4, np.int8)
-    edicts = np.zeros(4, np.int8)
-    meta = np.zeros(16, np.int32)
-    rng = np.zeros(1, np.uint64)
-    record = np.zeros((1, 4, 5), np.int16)
-    forced = np.full(4, -1, np.int8)
+    st = new_solo_arrays(tb)
+    edicts, meta, record = st[5], st[6], st[8]
     buf = np.empty((4096, 2), np.int32)
     actions = np.empty(MAX_CANDIDATES, np.int64)
     values = np.empty(MAX_CANDIDATES, np.float64)
-    st = (grid, coins, mtn, deck, amb, edicts, meta, rng, record)
     for g in range(n_games):
-        meta[:] = 0
-        meta[M_PLAYERS] = 1
-        meta[M_CAP] = cap
-        meta[M_AMBUSHES] = 1 if ambushes else 0
-        rng[0] = np.uint64(seed + g) * np.uint64(0x9E3779B97F4A7C15)
-        setup(st, tb, forced, random_order)
-        apply_action(st, tb, -1)  # reveal up to the first decision
+        start_solo_game(st, tb, seed + g, cap, ambushes, random_order)
         while meta[M_PHASE] != PHASE_OVER:
             step(st, tb, greedy_action(st, tb, w, buf, actions, values))
         total = 0

@@ -1165,32 +1165,40 @@ def totals(record: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
+def new_solo_arrays(tb):
+    """Empty state arrays (the ``st`` tuple) of one solo game, for compiled many-game loops."""
+    return (np.zeros((1, N_CELLS), np.int8), np.zeros(1, np.int16), np.zeros((1, tb[1].shape[0]), np.bool_),
+            np.full(N_DECK_CARDS, -1, np.int8), np.zeros(N_AMBUSH_CARDS, np.int8), np.zeros(4, np.int8),
+            np.zeros(N_META, np.int32), np.zeros(1, np.uint64), np.zeros((1, 4, 5), np.int16))
+
+
+@njit(cache=True)
+def start_solo_game(st, tb, game_seed: int, cap: int, ambushes: bool, random_order: bool) -> None:
+    """Reset ``st`` to a new solo game whose chance stream starts from ``game_seed``, dealt and
+    revealed up to the first decision (the start every compiled many-game loop shares)."""
+    meta, rng = st[6], st[7]
+    meta[:] = 0
+    meta[M_PLAYERS] = 1
+    meta[M_CAP] = cap
+    meta[M_AMBUSHES] = 1 if ambushes else 0
+    rng[0] = np.uint64(game_seed) * np.uint64(0x9E3779B97F4A7C15)
+    setup(st, tb, np.full(4, -1, np.int8), random_order)
+    apply_action(st, tb, -1)
+
+
+@njit(cache=True)
 def random_solo_games(tb, n_games: int, seed: int, cap: int, ambushes: bool, random_order: bool,
                       out_totals: np.ndarray) -> None:
     """Benchmark/simulation loop: ``n_games`` solo games with random play entirely in numba.
     The game chance stream starts from ``seed`` + game index; ``out_totals[g]`` = final score."""
-    grid = np.zeros((1, N_CELLS), np.int8)
-    coins = np.zeros(1, np.int16)
-    mtn = np.zeros((1, tb[1].shape[0]), np.bool_)
-    deck = np.full(N_DECK_CARDS, -1, np.int8)
-    amb = np.zeros(N_AMBUSH_CARDS, np.int8)
-    edicts = np.zeros(4, np.int8)
-    meta = np.zeros(N_META, np.int32)
-    rng = np.zeros(1, np.uint64)
-    record = np.zeros((1, 4, 5), np.int16)
-    forced = np.full(4, -1, np.int8)
+    st = new_solo_arrays(tb)
+    meta, record = st[6], st[8]
     policy = np.zeros(1, np.uint64)
     buf = np.empty((4096, 2), np.int32)
-    st = (grid, coins, mtn, deck, amb, edicts, meta, rng, record)
     for g in range(n_games):
-        meta[:] = 0
-        meta[M_PLAYERS] = 1
-        meta[M_CAP] = cap
-        meta[M_AMBUSHES] = 1 if ambushes else 0
-        rng[0] = np.uint64(seed + g) * np.uint64(0x9E3779B97F4A7C15)
-        policy[0] = rng[0] ^ np.uint64(0xD1B54A32D192ED03)
-        setup(st, tb, forced, random_order)
-        apply_action(st, tb, -1)
+        start_solo_game(st, tb, seed + g, cap, ambushes, random_order)
+        # the policy stream derives from the game seed's first chance word, as before setup used it
+        policy[0] = (np.uint64(seed + g) * np.uint64(0x9E3779B97F4A7C15)) ^ np.uint64(0xD1B54A32D192ED03)
         while meta[M_PHASE] != PHASE_OVER:
             step(st, tb, random_action(st, tb, policy, buf))
         out_totals[g] = record[0, 0, R_TOTAL] + record[0, 1, R_TOTAL] + record[0, 2, R_TOTAL] \
