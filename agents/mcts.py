@@ -135,9 +135,13 @@ class MCTSAgent:
         if engine not in ("python", "compiled"):
             raise ConfigError(f"mcts: engine must be 'python' or 'compiled', got {engine!r}")
         self._compiled = None
+        turn_search = None
         if engine == "compiled":
             self._compiled = _compiled_search(game)
-            if rollout != "random" or max_depth not in (None, 1) or determinize_every != 1 or paired:
+            turn_search = getattr(self._compiled, "TurnSearch", None)
+            if turn_search is not None:
+                turn_search.check_options(rollout, max_depth, determinize_every, paired)
+            elif rollout != "random" or max_depth not in (None, 1) or determinize_every != 1 or paired:
                 raise ConfigError("mcts: engine=compiled is the root bandit with random rollouts: it takes "
                                   "no rollout, max_depth, determinize_every or paired option")
             max_depth = 1
@@ -158,6 +162,7 @@ class MCTSAgent:
         self.last_stats: dict[str, Any] = {}
         self.total_simulations = 0
         self.total_seconds = 0.0
+        self._turn_search = turn_search(self) if turn_search is not None else None
 
     # ---- the decision ------------------------------------------------------------------------
 
@@ -169,6 +174,8 @@ class MCTSAgent:
         if legal.size == 1:
             self.last_stats = {"simulations": 0, "seconds": 0.0, "forced": True}
             return int(legal[0])
+        if self._turn_search is not None:
+            return self._turn_search.act(state, legal_mask, rng)
         if self._compiled is not None:
             return self._act_compiled(state, legal_mask, legal, rng)
         game = self.game
@@ -399,7 +406,7 @@ def _rollout_function(game: Game, policy: str):
 
 
 #: games with a compiled root search (engine="compiled")
-COMPILED_SEARCH = {"cartographers": "agents.mcts_cartographers"}
+COMPILED_SEARCH = {"cartographers": "agents.mcts_cartographers", "cascadia": "agents.mcts_cascadia"}
 
 
 def _compiled_search(game: Game):

@@ -137,10 +137,11 @@ def _token_value(
 @njit(cache=True)
 def plan_turn(
     p, kind, w, tiles, edges, tokens, cells, flist, pinfo, nbr, kind_edges, kind_info, tables, supply,
-    weights, tile_values=None,
+    weights, tile_values=None, token_actions=None,
 ):
     """Best (value, tile action, token action) for tile ``kind`` and animal ``w`` (w < 0: none).
-    ``tile_values`` (float64[num_actions], optional) receives the planned value of every placement."""
+    ``tile_values`` (float64[num_actions], optional) receives the planned value of every placement
+    and ``token_actions`` (int64[num_actions], optional) the token action planned with it."""
     mark = np.zeros(nbr.shape[0], dtype=np.int32)
     members = np.empty(K.MAX_CELLS, dtype=np.int32)
     queue = np.empty(K.MAX_CELLS, dtype=np.int32)
@@ -206,6 +207,8 @@ def plan_turn(
             total = v + weights[EDGE_MATCH] * matched + weights[OPEN_SPOT] * spots + token_v
             if tile_values is not None:
                 tile_values[K.A_TILE + 6 * c + r] = total
+            if token_actions is not None:
+                token_actions[K.A_TILE + 6 * c + r] = token_a
             if total > best:
                 best = total
                 best_tile = K.A_TILE + 6 * c + r

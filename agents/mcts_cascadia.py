@@ -1,0 +1,216 @@
+"""Compiled turn search for Cascadia: the MCTS agent's fast path (``engine="compiled"``).
+
+A Cascadia turn is three decisions (market pair, tile position x rotation, token hex or the bag)
+whose consequences are fully known to the player: only the refill that follows is hidden. So
+this search acts on whole turns. At the first decision of a turn it
+
+1. lists candidate turns with the greedy planner (:func:`agents.greedy.cascadia.plan_turn`):
+   every market option (each pair; with a nature token every tile/token combination) x every
+   frontier position with its best rotation and its best token hex; the greedy choice first,
+   then the rest by planned value, one candidate per (market option, position);
+2. keeps the first ``ceil(k * simulations ** alpha)`` of them (``widening=k/alpha``, the same
+   progressive-widening rule as the Python tree, applied once at the root);
+3. simulates every candidate on the same sampled futures (paired: the f-th playout of every
+   candidate sees the f-th determinization), each time playing the turn and then the whole rest
+   of the game with the compiled greedy policy for every seat (``play_greedy``), and backs up the
+   final totals of every seat;
+4. plays the candidate with the best mean total of the acting seat (max-n: each seat maximises
+   its own score), ties to the greedy order; the turn's remaining decisions follow that plan.
+
+Determinization (:func:`determinize_into`) mirrors ``CascadiaGame.determinize``: the unseen tiles
+(stack and box) are sorted into a canonical order, then shuffled with the search's own stream,
+and the chance stream for bag draws gets fresh bits, so the search never depends on the real
+order. ``simulations`` is the number of playouts per turn (spread evenly over the candidates);
+``time_limit`` stops after the futures that fit.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import njit
+
+from agents.greedy.cascadia import DEFAULT_WEIGHTS, NATURE_COST, plan_turn, play_greedy, token_values
+from envs.cascadia import kernels as K
+from envs.core.errors import ConfigError
+from envs.core.rng import next_u64, shuffle_prefix
+
+STACK, CTL, RNG = 9, 11, 12  # positions in CascadiaState.board_args()
+
+
+@njit(cache=True)
+def copy_state(src, dst) -> None:
+    """Copy the 13 board arrays of ``src`` into ``dst`` (same shapes)."""
+    dst[0][:] = src[0]
+    dst[1][:] = src[1]
+    dst[2][:] = src[2]
+    dst[3][:] = src[3]
+    dst[4][:] = src[4]
+    dst[5][:] = src[5]
+    dst[6][:] = src[6]
+    dst[7][:] = src[7]
+    dst[8][:] = src[8]
+    dst[9][:] = src[9]
+    dst[10][:] = src[10]
+    dst[11][:] = src[11]
+    dst[12][:] = src[12]
+
+
+@njit(cache=True)
+def determinize_into(src, dst, stream: np.ndarray) -> None:
+    """Copy ``src`` into ``dst`` with the unseen tiles in a fresh order drawn from their canonical
+    (sorted) order and a fresh chance stream: the result ignores the real hidden order."""
+    copy_state(src, dst)
+    stack = dst[STACK]
+    pos = dst[CTL][K.C_STACK_POS]
+    n = stack.shape[0] - pos
+    unseen = np.sort(src[STACK][pos:])
+    shuffle_prefix(unseen, n, stream)
+    stack[pos:] = unseen
+    dst[RNG][0] = next_u64(stream)
+
+
+@njit(cache=True)
+def paired_playouts(st, det, work, cands, n_cands, futures, stream, nbr, kind_edges, kind_info, tables,
+                    weights, solo_min, solo_points, sums) -> None:
+    """Add ``futures`` paired playouts of each of the first ``n_cands`` candidate turns
+    (``cands[k]``: up to 3 actions, -1 padded) to ``sums[k, seat]`` (final totals)."""
+    players = st[CTL][K.C_PLAYERS]
+    out = np.zeros((players, K.NUM_CAT), np.int32)
+    no_stream = np.zeros(1, np.uint64)
+    for _ in range(futures):
+        determinize_into(st, det, stream)
+        for k in range(n_cands):
+            copy_state(det, work)
+            for i in range(cands.shape[1]):
+                a = cands[k, i]
+                if a < 0 or work[CTL][K.C_PHASE] == K.PHASE_OVER:
+                    break
+                K.apply_action(a, work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7],
+                               work[8], work[9], work[10], work[11], work[12], nbr, kind_edges, kind_info)
+            play_greedy(work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7], work[8],
+                        work[9], work[10], work[11], work[12], nbr, kind_edges, kind_info, tables, weights,
+                        0.0, no_stream)
+            K.score_all(work[2], work[3], work[5], work[7], work[11], nbr, tables, solo_min, solo_points, out)
+            for p in range(players):
+                sums[k, p] += out[p, K.CAT_TOTAL]
+
+
+def candidate_turns(game, state, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate plans for the rest of the current turn, best planned value first (the greedy
+    choice first): int64[n, 3] actions (-1 padded) and their planned values."""
+    g, s = game, state
+    p = int(s.ctl[K.C_CUR])
+    supply = int(s.ctl[K.C_SUPPLY])
+    phase = int(s.ctl[K.C_PHASE])
+    plans: list[tuple[float, int, int, int]] = []
+    if phase == K.PHASE_TOKEN:
+        cells = np.empty(K.MAX_CELLS, dtype=np.int32)
+        vals = np.empty(K.MAX_CELLS)
+        n = token_values(p, int(s.ctl[K.C_HAND_TOKEN]), s.tiles, s.tokens, s.cells, s.pinfo, g.nbr,
+                         g.kind_info, g.tables, supply, weights, cells, vals)
+        plans = [(float(vals[i]), K.A_TOKEN + int(cells[i]), -1, -1) for i in range(n)]
+        plans.append((0.0, K.A_RETURN, -1, -1))
+    else:
+        if phase == K.PHASE_MARKET:
+            options = [(K.A_PAIR + i, i, i, 0.0) for i in range(4) if s.market[0, i] >= 0]
+            if s.pinfo[p, K.P_NATURE] > 0:
+                options += [(K.A_FREE + 4 * i + j, i, j, float(weights[NATURE_COST])) for i in range(4)
+                            for j in range(4) if j != i and s.market[0, i] >= 0]
+            hands = [(a, int(s.market[0, i]), int(s.market[1, j]), cost) for a, i, j, cost in options]
+        else:
+            hands = [(-1, int(s.ctl[K.C_HAND_TILE]), int(s.ctl[K.C_HAND_TOKEN]), 0.0)]
+        values = np.empty(g.num_actions)
+        tokens = np.empty(g.num_actions, dtype=np.int64)
+        for market_action, kind, w, cost in hands:
+            values.fill(-np.inf)
+            plan_turn(p, kind, w, s.tiles, s.edges, s.tokens, s.cells, s.flist, s.pinfo, g.nbr, g.kind_edges,
+                      g.kind_info, g.tables, supply, weights, values, tokens)
+            per_cell = values[K.A_TILE:K.A_TOKEN].reshape(-1, 6)
+            best_rot = per_cell.argmax(axis=1)
+            for c in np.flatnonzero(np.isfinite(per_cell.max(axis=1))):
+                tile_action = K.A_TILE + 6 * int(c) + int(best_rot[c])
+                plan = (market_action, tile_action, int(tokens[tile_action]))
+                if market_action < 0:
+                    plan = plan[1:] + (-1,)
+                plans.append((float(per_cell[c, best_rot[c]]) - cost, *plan))
+    order = sorted(range(len(plans)), key=lambda i: -plans[i][0])  # stable: ties keep listing order
+    actions = np.array([plans[i][1:] for i in order], dtype=np.int64).reshape(-1, 3)
+    values = np.array([plans[i][0] for i in order])
+    return actions, values
+
+
+class TurnSearch:
+    """Whole-turn search for one :class:`agents.mcts.MCTSAgent` (see the module docstring)."""
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.game = agent.game
+        self.weights = np.array(list(DEFAULT_WEIGHTS.values()))
+        self._plan: list[int] = []
+        self._plan_key: tuple[int, int] | None = None
+
+    @staticmethod
+    def check_options(rollout: str, max_depth: int | None, determinize_every: int, paired: bool) -> None:
+        """This search always uses paired greedy playouts of whole turns."""
+        if rollout != "greedy" or max_depth not in (None, 1) or determinize_every != 1:
+            raise ConfigError("mcts: engine=compiled for cascadia searches whole turns with greedy "
+                              "playouts: it needs rollout=greedy and no max_depth or determinize_every")
+
+    @staticmethod
+    def _key(state) -> tuple[int, int]:
+        """(turn, seat): the same for every decision of one turn."""
+        return int(state.ctl[K.C_TURN]), int(state.ctl[K.C_CUR])
+
+    def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
+        """The next action of this turn's plan, searching a new plan when none fits ``state``."""
+        if self._plan and self._plan_key == self._key(state) and legal_mask[self._plan[0]]:
+            self.agent.last_stats = {"simulations": 0, "seconds": 0.0, "planned": True}
+            return self._plan.pop(0)
+        plan = self._search(state, legal_mask, rng)
+        self._plan = [int(a) for a in plan[1:] if a >= 0]
+        self._plan_key = self._key(state)
+        return int(plan[0])
+
+    def _search(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        agent, game = self.agent, self.game
+        cands, values = candidate_turns(game, state, self.weights)
+        cands = cands[legal_mask[cands[:, 0]]]
+        player = game.current_player(state)
+        k_widen, alpha = agent.widening
+        budget = agent.simulations if agent.simulations is not None else 1 << 30
+        width = cands.shape[0] if k_widen <= 0 else min(cands.shape[0], math.ceil(k_widen * budget ** alpha))
+        width = max(width, 1)
+        futures = max(1, budget // width)
+        seed = int(rng.integers(2**62)) ^ (agent.seed_offset * 0x9E3779B97F4A7C15 % 2**62)
+        stream = np.array([seed], dtype=np.uint64)
+        src = state.board_args()
+        det = tuple(a.copy() for a in src)
+        work = tuple(a.copy() for a in src)
+        sums = np.zeros((width, game.num_players()))
+        d = game.data
+        start = time.perf_counter()
+        deadline = None if agent.time_limit is None else start + agent.time_limit
+        done = 0
+        while done < futures:
+            paired_playouts(src, det, work, cands, width, 1, stream, game.nbr, game.kind_edges,
+                            game.kind_info, game.tables, self.weights, d.solo_bonus_min, d.solo_bonus_points,
+                            sums)
+            done += 1
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+        elapsed = time.perf_counter() - start
+        means = sums[:, player] / done
+        best = int(np.argmax(means))  # first of the best: ties keep the greedy order
+        sims = done * width
+        agent.total_simulations += sims
+        agent.total_seconds += elapsed
+        agent.last_stats = {
+            "simulations": sims, "seconds": elapsed, "sims_per_s": sims / elapsed if elapsed else 0.0,
+            "children": width, "best_visits": done, "best_mean": float(means[best]),
+            "greedy_mean": float(means[0]), "visits": {int(cands[i, 0]): done for i in range(width)},
+        }
+        return cands[best]
+

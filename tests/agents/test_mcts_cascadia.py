@@ -1,0 +1,116 @@
+"""The compiled Cascadia turn search: determinization, candidate turns, plans, budgets,
+determinism, no peeking and option errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import mcts_cascadia as M
+from agents.base import make_agent
+from agents.greedy.cascadia import DEFAULT_WEIGHTS, CascadiaGreedyAgent
+from envs.cascadia import kernels as K
+from envs.core.errors import ConfigError
+from envs.core.registry import make_game
+from tests.agents.peeking import decisions_on_twins, twin_states
+
+SPEC = "mcts:engine=compiled,rollout=greedy,simulations=12,widening=1/0.5"
+WEIGHTS = np.array(list(DEFAULT_WEIGHTS.values()))
+
+
+def _midgame(players: int, seed: int, turns: int = 6):
+    game = make_game("cascadia", players=players)
+    state = game.new_game(seed)
+    greedy = CascadiaGreedyAgent(game)
+    rng = np.random.default_rng(0)
+    while int(state.ctl[K.C_TURN]) < turns or int(state.ctl[K.C_PHASE]) != K.PHASE_MARKET:
+        game.step(state, greedy.act(state, game.legal_mask(state), rng))
+    return game, state
+
+
+def test_determinization_ignores_the_real_order_and_keeps_what_is_known():
+    game, state = _midgame(4, 3)
+    _, twin = twin_states(game, state, np.random.default_rng(1))
+    pos = int(state.ctl[K.C_STACK_POS])
+    assert not np.array_equal(state.stack[pos:], twin.stack[pos:])
+    outs = []
+    for s in (state, twin):
+        out = tuple(a.copy() for a in s.board_args())
+        M.determinize_into(s.board_args(), out, np.array([9], np.uint64))
+        outs.append(out)
+    for x, y in zip(*outs, strict=True):
+        assert np.array_equal(x, y)
+    det = outs[0]
+    assert np.array_equal(det[M.STACK][:pos], state.stack[:pos])
+    assert sorted(det[M.STACK][pos:]) == sorted(state.stack[pos:])
+    assert not np.array_equal(det[M.STACK][pos:], state.stack[pos:])
+    for i in (0, 2, 3, 7, 8, 10, 11):  # tiles, edges, tokens, pinfo, market, bag, ctl
+        assert np.array_equal(det[i], state.board_args()[i])
+
+
+@pytest.mark.parametrize("players", [1, 4])
+def test_candidate_turns_start_with_the_greedy_turn_and_are_legal(players):
+    game, state = _midgame(players, 5)
+    cands, values = M.candidate_turns(game, state, WEIGHTS)
+    assert cands.shape[0] >= 4 and np.all(np.diff(values) <= 0)
+    greedy = CascadiaGreedyAgent(game)
+    s = state.copy()
+    rng = np.random.default_rng(0)
+    for i in range(3):
+        if int(s.ctl[K.C_TURN]) != int(state.ctl[K.C_TURN]):
+            assert cands[0, i] == -1
+            break
+        action = greedy.act(s, game.legal_mask(s), rng)
+        assert cands[0, i] == action
+        game.step(s, action)
+    seen = set()
+    for plan in cands:
+        s = state.copy()
+        for action in plan[plan >= 0]:
+            assert game.legal_mask(s)[action], game.why_illegal(s, int(action))
+            game.step(s, int(action))
+        assert int(s.ctl[K.C_TURN]) == int(state.ctl[K.C_TURN]) + 1  # a whole turn
+        key = (int(plan[0]), int(plan[1]) // 6)
+        assert key not in seen  # one candidate per (market option, position)
+        seen.add(key)
+
+
+def test_search_budget_plan_and_determinism():
+    game, state = _midgame(4, 7)
+    runs = []
+    for _ in range(2):
+        agent = make_agent(SPEC, game)
+        s = state.copy()
+        rng = np.random.default_rng(4)
+        actions = []
+        while int(s.ctl[K.C_TURN]) == int(state.ctl[K.C_TURN]):
+            mask = game.legal_mask(s)
+            action = agent.act(s, mask, rng)
+            assert mask[action]
+            if not actions:
+                stats = agent.last_stats
+                # 12 playouts: ceil(1 * 12 ** 0.5) = 4 candidates x 3 paired futures
+                assert stats["children"] == 4 and stats["simulations"] == 12 and stats["best_visits"] == 3
+                assert stats["best_mean"] >= stats["greedy_mean"]
+            else:
+                assert agent.last_stats["planned"]  # the turn's later decisions follow the plan
+            actions.append(action)
+            game.step(s, action)
+        runs.append(actions)
+    assert runs[0] == runs[1] and len(runs[0]) == 3
+
+
+def test_search_decisions_do_not_depend_on_the_hidden_future():
+    for seed in range(2):
+        game, state = _midgame(4, 20 + seed)
+        first, second = twin_states(game, state, np.random.default_rng(seed))
+        a, b = decisions_on_twins(game, lambda game=game: make_agent(SPEC, game), first, second, seed)
+        assert a == b
+
+
+def test_search_options_that_do_not_apply_are_refused():
+    game = make_game("cascadia", players=4)
+    with pytest.raises(ConfigError, match="rollout=greedy"):
+        make_agent("mcts:engine=compiled", game)
+    with pytest.raises(ConfigError, match="rollout=greedy"):
+        make_agent("mcts:engine=compiled,rollout=greedy,max_depth=3", game)
