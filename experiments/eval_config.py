@@ -2,7 +2,9 @@
 
 A YAML config may give ``game``, ``agents`` (a list or a comma-separated string), ``games``,
 ``seed``, ``players``, ``suite`` (a named seed suite, see :mod:`experiments.suites`) and
-``options`` (game options). Command-line values win key by key. An unknown key or a value of the
+``options`` (game options), ``seating`` ("mixed" or "same", see :mod:`experiments.evaluate`) and
+``metric`` (the score compared: "total" or a game's extra score such as "base"). Command-line
+values win key by key. An unknown key or a value of the
 wrong type raises ConfigError naming the key.
 """
 
@@ -20,7 +22,8 @@ from envs.core.errors import ConfigError
 from experiments.suites import resolve_seeds
 
 CONFIG_KEYS = {"game": str, "agents": list, "games": int, "seed": int, "players": int,
-               "suite": str, "options": dict}
+               "suite": str, "options": dict, "seating": str, "metric": str}
+SEATINGS = ("mixed", "same")
 
 
 @dataclass
@@ -33,6 +36,15 @@ class EvalSpec:
     players: int | None = None
     options: dict[str, Any] = field(default_factory=dict)
     seeds_label: str = ""
+    #: "mixed": agents share tables (rotated seats); "same": each agent fills a table alone
+    seating: str = "mixed"
+    #: the score compared: "total", or a key of the game's ScoreSheet.extra (column x_<metric>)
+    metric: str = "total"
+
+    @property
+    def metric_column(self) -> str:
+        """The games.csv column holding :attr:`metric`."""
+        return "total" if self.metric == "total" else f"x_{self.metric}"
 
     def game_options(self) -> dict[str, Any]:
         options = dict(self.options)
@@ -97,7 +109,7 @@ def load_config(path: str | Path) -> dict[str, Any]:
 
 def build_spec(game: str | None, agents: str | Sequence[str] | None, games: int | None, seed: int | None,
                players: int | None, suite: str | None = None, config: str | None = None,
-               default_games: int = 100) -> EvalSpec:
+               default_games: int = 100, seating: str | None = None, metric: str | None = None) -> EvalSpec:
     """Merge a YAML config with command-line values (the command line wins)."""
     data = load_config(config) if config else {}
     game = game or data.get("game")
@@ -115,5 +127,10 @@ def build_spec(game: str | None, agents: str | Sequence[str] | None, games: int 
     players = players if players is not None else data.get("players")
     if players is not None and players < 1:
         raise ConfigError(f"players must be at least 1, got {players}")
+    seating = seating or data.get("seating") or "mixed"
+    if seating not in SEATINGS:
+        raise ConfigError(f"seating must be one of {', '.join(SEATINGS)}, got {seating!r}")
+    metric = metric or data.get("metric") or "total"
     return EvalSpec(game=game, agents=split_agents(agents), seeds=seeds, players=players,
-                    options=dict(data.get("options") or {}), seeds_label=label)
+                    options=dict(data.get("options") or {}), seeds_label=label, seating=seating,
+                    metric=metric)

@@ -63,10 +63,12 @@ def write_report(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> list[P
     from experiments import plots
 
     out_dir.mkdir(parents=True, exist_ok=True)
-    scores = {a: run.rows[run.rows.agent == a].total.to_numpy() for a in summary["agents"]}
-    written = [plots.score_histograms(scores, out_dir / "scores.png", title=f"{run.spec.game}: final scores")]
+    column = run.spec.metric_column
+    scores = {a: run.rows[run.rows.agent == a][column].to_numpy() for a in summary["agents"]}
+    written = [plots.score_histograms(scores, out_dir / "scores.png",
+                                      title=f"{run.spec.game}: final scores ({run.spec.metric})")]
     if summary["pairs"]:
-        by_seed = per_seed_scores(run.rows)
+        by_seed = per_seed_scores(run.rows, column)
         diffs = {f"{p['a']} - {p['b']}": (by_seed[p["a"]] - by_seed[p["b"]]).to_numpy()
                  for p in summary["pairs"]}
         cis = {f"{p['a']} - {p['b']}": tuple(p["ci95"]) for p in summary["pairs"]}
@@ -74,12 +76,21 @@ def write_report(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> list[P
     lines = [f"# {run.spec.game}: evaluation of {', '.join(summary['agents'])}", "",
              f"{summary['games']} seeds ({summary['seeds']}), {run.players} player(s), "
              f"{summary['games_played']} games; every agent played the same seeds (common random numbers).",
+             f"Score compared: {run.spec.metric}; seating: {_seating_text(run)}.",
              "", *markdown_tables(summary), "", "![scores](scores.png)"]
     if summary["pairs"]:
         lines.append("![paired differences](paired_differences.png)")
     (out_dir / "report.md").write_text("\n".join(lines) + "\n")
     (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=json_default))
     return [*written, out_dir / "report.md", out_dir / "summary.json", out_dir / "games.csv"]
+
+
+def _seating_text(run: EvalRun) -> str:
+    if run.players == 1:
+        return "solo"
+    if run.spec.seating == "same":
+        return "each agent in every seat of its own table (its score per seed: the mean over seats)"
+    return "agents share tables, seats rotated"
 
 
 def json_default(value: Any) -> Any:
@@ -97,7 +108,8 @@ def print_tables(summary: dict[str, Any]) -> None:
 
     console = Console()
     table = Table(title=f"{summary['game']}: {summary['games']} seeds ({summary['seeds']}), "
-                        f"{summary['players']} player(s)")
+                        f"{summary['players']} player(s), score: {summary.get('metric', 'total')}"
+                        + (", each agent alone at its table" if summary.get("seating") == "same" else ""))
     for column in ("agent", "mean", "SD", "95% CI (t)", "95% CI (bootstrap)", "P10/P50/P90", "min/max",
                    "ms/decision"):
         table.add_column(column, justify="left" if column == "agent" else "right", overflow="fold")

@@ -8,6 +8,12 @@ and write ``report.md``, ``summary.json`` and PNG plots.
 Seats: with one player every agent plays every seed alone. With P players and k >= P agents,
 every P-subset of the agents plays every seed once per cyclic seat rotation (so each agent sits
 in each seat equally often); with k < P the agents are repeated round the table and rotated.
+``--seating same`` instead gives every agent a table of its own copies on every seed (how
+published multiplayer figures are often quoted: "the same agent in all seats"); an agent's score
+on a seed is then the mean over its seats, the pairing unit stays the seed, and win rates and
+ratings (meaningless at a table of one agent) are left out. ``--metric`` picks the score
+compared: the total, or one of the game's extra scores (Cascadia ``base``: without the majority
+bonuses).
 """
 
 from __future__ import annotations
@@ -46,10 +52,10 @@ class EvalRun:
     interrupted: bool = False
 
 
-def lineups(agents: Sequence[str], players: int) -> list[tuple[str, ...]]:
+def lineups(agents: Sequence[str], players: int, seating: str = "mixed") -> list[tuple[str, ...]]:
     """Seat assignments played on every seed (see the module docstring)."""
-    if players == 1:
-        return [(a,) for a in agents]
+    if players == 1 or seating == "same":
+        return [(a,) * players for a in agents]
     if len(agents) >= players:
         groups = list(itertools.combinations(agents, players))
     else:
@@ -61,6 +67,16 @@ def lineups(agents: Sequence[str], players: int) -> list[tuple[str, ...]]:
 def check_agents(game: Game, agents: Sequence[str]) -> None:
     """Build every agent once, so a bad name or option fails before any game is played."""
     build_agents(game, list(agents))
+
+
+def check_metric(game: Game, spec: EvalSpec) -> None:
+    """The metric must be "total" or one of the game's extra scores."""
+    if spec.metric == "total":
+        return
+    extra = game.scores(game.new_game(spec.seeds[0] if spec.seeds else 0))[0].extra
+    if spec.metric not in extra:
+        known = ", ".join(["total", *extra])
+        raise ConfigError(f"metric {spec.metric!r} is not a score of {spec.game}; known: {known}")
 
 
 # ---- playing ------------------------------------------------------------------------------
@@ -88,7 +104,7 @@ class RowWriter:
 def iterate_games(spec: EvalSpec, players: int) -> Iterator[tuple[int, int, tuple[str, ...]]]:
     """(seed, lineup index, lineup) in play order: seed by seed, so every agent's games grow
     together and a partial run is still paired."""
-    table = lineups(spec.agents, players)
+    table = lineups(spec.agents, players, spec.seating)
     for seed in spec.seeds:
         for index, lineup in enumerate(table):
             yield seed, index, lineup
@@ -170,6 +186,7 @@ def run_evaluation(spec: EvalSpec, out_dir: Path | None = None, progress: bool =
     game = game or make_game(spec.game, **spec.game_options())
     players = game.num_players()
     check_agents(game, spec.agents)
+    check_metric(game, spec)
     jobs = list(iterate_games(spec, players))
     writer = RowWriter(out_dir / "games.csv") if out_dir is not None else None
     played: list[tuple[int, int, GameRecord]] = []
@@ -194,7 +211,7 @@ def run_evaluation(spec: EvalSpec, out_dir: Path | None = None, progress: bool =
             bar.update(len(batch))
     except KeyboardInterrupt:
         interrupted = True
-        per_seed = len(lineups(spec.agents, players))
+        per_seed = len(lineups(spec.agents, players, spec.seating))
         complete = {seed for seed in spec.seeds if sum(p[0] == seed for p in played) == per_seed}
         if not complete:
             raise
@@ -232,15 +249,17 @@ def per_seed_scores(rows: pd.DataFrame, column: str = "total") -> pd.DataFrame:
 def summarize_run(run: EvalRun, bootstrap_seed: int = 0) -> dict[str, Any]:
     """Per agent, per pair and (multiplayer) win rates and ratings, as plain JSON-able data."""
     rows, agents = run.rows, [agent_label(a) for a in run.spec.agents]
-    by_seed = per_seed_scores(rows)
+    column = run.spec.metric_column
+    by_seed = per_seed_scores(rows, column)
     summary: dict[str, Any] = {
         "game": run.spec.game, "players": run.players, "seeds": run.spec.seeds_label,
+        "seating": run.spec.seating, "metric": run.spec.metric,
         "games": int(len(by_seed)), "games_played": len(run.records), "agents": {}, "pairs": [],
     }
     categories = [c for c in rows.columns if c.startswith("cat_")]
     for agent in agents:
         mine = rows[rows.agent == agent]
-        entry = stats.summarize(mine.total, bootstrap_seed=bootstrap_seed).as_dict()
+        entry = stats.summarize(mine[column], bootstrap_seed=bootstrap_seed).as_dict()
         entry["categories"] = {c[4:]: float(mine[c].mean()) for c in categories}
         decisions = mine.decisions.sum()
         entry["decision_ms_mean"] = float((mine.decision_ms_mean * mine.decisions).sum() / max(1, decisions))
@@ -249,9 +268,10 @@ def summarize_run(run: EvalRun, bootstrap_seed: int = 0) -> dict[str, Any]:
         summary["agents"][agent] = entry
     for a, b in itertools.combinations(agents, 2):
         summary["pairs"].append(stats.paired_comparison(by_seed[a], by_seed[b], a=a, b=b).as_dict())
-    if run.players > 1:
+    mixed = run.players > 1 and run.spec.seating == "mixed"  # one agent per table: nobody to beat
+    if mixed:
         summary["win_rates"] = win_rates(run.records, agents)
-    if run.players > 1 and len(agents) > 1:  # ratings need at least two agents to compare
+    if mixed and len(agents) > 1:  # ratings need at least two agents to compare
         wins = stats.pairwise_wins_from_scores([r.totals for r in run.records],
                                                [r.agents for r in run.records], agents)
         fit = stats.bradley_terry(wins, names=agents)
@@ -294,15 +314,20 @@ def win_rates(records: Sequence[GameRecord], agents: Sequence[str]) -> dict[str,
               "players, suite, options); command-line values win.")
 @click.option("--out", type=click.Path(file_okay=False), help="Write games.csv, report.md, summary.json and "
               "plots here.")
+@click.option("--seating", type=click.Choice(["mixed", "same"]), help="mixed (default): agents share "
+              "tables, seats rotated; same: every agent fills a table alone on every seed.")
+@click.option("--metric", help="Score compared: total (default) or a game's extra score, e.g. base "
+              "(Cascadia without majority bonuses).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
 @click.option("--workers", type=int, default=1, show_default=True,
               help="Play games in parallel as local Ray tasks (same results as 1).")
 def evaluate(game: str | None, agents: str | None, games: int | None, seed: int | None,
              suite: str | None, players: int | None, config: str | None, out: str | None, as_json: bool,
-             no_progress: bool, workers: int) -> None:
+             no_progress: bool, workers: int, seating: str | None, metric: str | None) -> None:
     """Compare agents on GAME with common random numbers (the same seeds for every agent)."""
-    spec = build_spec(game, agents, games, seed, players, suite=suite, config=config)
+    spec = build_spec(game, agents, games, seed, players, suite=suite, config=config, seating=seating,
+                      metric=metric)
     out_dir = Path(out) if out else None
     if workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {workers}")

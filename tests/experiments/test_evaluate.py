@@ -78,6 +78,31 @@ def test_lineups():
     assert lineups(["a", "b"], 2) == [("a", "b"), ("b", "a")]
     assert len(lineups(["a", "b", "c", "d"], 3)) == 4 * 3
     assert lineups(["a", "b"], 4) == [("a", "b", "a", "b"), ("b", "a", "b", "a")]  # no duplicate games
+    assert lineups(["a", "b"], 3, "same") == [("a", "a", "a"), ("b", "b", "b")]
+
+
+def test_eval_same_seating_gives_each_agent_its_own_table_and_compares_the_metric(tmp_path):
+    result = _invoke(["eval", "dice-race", "--agents", "random,prefer:action=1", "--players", "3",
+                      "--games", "12", "--seating", "same", "--metric", "gambles", "--json", "--no-progress",
+                      "--out", str(tmp_path)])
+    summary = json.loads(result.output)
+    games = pd.read_csv(tmp_path / "games.csv")
+    assert summary["games_played"] == 24 and len(games) == 72
+    assert (games.groupby(["seed", "lineup"]).agent.nunique() == 1).all()  # one agent per table
+    per_seed = games.groupby(["seed", "agent"]).x_gambles.mean().unstack()  # mean over the seats
+    ref = stats.paired_comparison(per_seed["random"], per_seed["prefer:action=1"])
+    assert summary["pairs"][0]["mean_difference"] == pytest.approx(ref.mean_difference)
+    mine = games[games.agent == "random"]
+    assert summary["pairs"][0]["mean_difference"] != pytest.approx(
+        mine.total.mean() - games[games.agent != "random"].total.mean())  # gambles, not totals
+    assert summary["agents"]["random"]["mean"] == pytest.approx(mine.x_gambles.mean())
+    assert "win_rates" not in summary and "ratings" not in summary
+    assert summary["metric"] == "gambles" and summary["seating"] == "same"
+    assert "each agent in every seat of its own table" in (tmp_path / "report.md").read_text()
+    with pytest.raises(ConfigError, match="metric 'luck' is not a score of dice-race; known: total, gambles"):
+        _invoke(["eval", "dice-race", "--agents", "random", "--games", "2", "--metric", "luck"])
+    with pytest.raises(ConfigError, match="seating must be one of mixed, same"):
+        build_spec("dice-race", "random", 2, 0, 2, seating="alone")
 
 
 def test_split_agents_keeps_options_together():
@@ -96,6 +121,10 @@ def test_config_file_and_command_line(tmp_path):
     assert spec.game == "dice-race" and spec.players == 2 and spec.seeds == tuple(range(4, 16))
     # the command line wins key by key: games from it, seed still from the file
     assert build_spec(None, None, 3, None, None, config=str(path)).seeds == (4, 5, 6)
+    path.write_text(path.read_text() + "seating: same\nmetric: gambles\n")
+    spec = build_spec(None, None, None, None, None, config=str(path), metric="total")
+    assert spec.seating == "same" and spec.metric == "total" and spec.metric_column == "total"
+    assert build_spec(None, None, None, None, None, config=str(path)).metric_column == "x_gambles"
 
 
 @pytest.mark.parametrize("text, key", [
