@@ -80,11 +80,19 @@ NUM_CAT = 18
 
 BEAR, ELK, SALMON, HAWK, FOX = 0, 1, 2, 3, 4
 
+#: The decorator of every kernel that allocates nothing: compiled without numba's reference
+#: counting. With it, each call of a compiled kernel increfs every array argument on entry and
+#: decrefs it on exit (an atomic operation each, about 20 per call with the state's arrays), and
+#: numba's pruning pass removes them only in simple control flow; that bookkeeping cost more than
+#: the rules themselves (a random 4-player game took 190 us, 67 us without it). Such a kernel must
+#: not create arrays (np.empty, np.zeros, ...); views and indexing of its arguments are fine.
+step_jit = njit(cache=True, _nrt=False)
+
 
 # ---- chance ------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@step_jit
 def draw_token(bag: np.ndarray, rng: np.ndarray) -> int:
     """Draw one token uniformly from the bag counts; -1 when the bag is empty."""
     total = 0
@@ -101,7 +109,7 @@ def draw_token(bag: np.ndarray, rng: np.ndarray) -> int:
     return -1
 
 
-@njit(cache=True)
+@step_jit
 def resolve_overpopulation(market: np.ndarray, bag: np.ndarray, ctl: np.ndarray, rng: np.ndarray) -> None:
     """Four identical tokens: set them aside and redraw, repeatedly; then return the set-aside ones."""
     aside = 0  # four 8-bit counters per animal, packed (no allocation on the hot path)
@@ -119,7 +127,7 @@ def resolve_overpopulation(market: np.ndarray, bag: np.ndarray, ctl: np.ndarray,
         bag[k] += (aside >> (8 * k)) & 255
 
 
-@njit(cache=True)
+@step_jit
 def three_of_a_kind(market: np.ndarray) -> int:
     """The animal shown exactly three times among the four market tokens, or -1."""
     for w in range(5):
@@ -135,7 +143,7 @@ def three_of_a_kind(market: np.ndarray) -> int:
 # ---- placing tiles -----------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@step_jit
 def place_tile(p, cell, kind, rot, tiles, rots, edges, front, cells, flist, pinfo, nbr, kind_edges):
     """Put ``kind`` at ``cell`` (rotation ``rot``) in seat p's area and update the frontier."""
     tiles[p, cell] = kind
@@ -169,7 +177,7 @@ def place_tile(p, cell, kind, rot, tiles, rots, edges, front, cells, flist, pinf
     pinfo[p, P_NFRONT] = m
 
 
-@njit(cache=True)
+@step_jit
 def setup_game(players, starter_order, tiles, rots, edges, tokens, front, cells, flist, pinfo,
                market, stack, bag, ctl, rng, nbr, kind_edges, starter_cells, num_tiles, tiles_used,
                per_animal, supply, tie_mode):
@@ -223,7 +231,7 @@ def setup_game(players, starter_order, tiles, rots, edges, tokens, front, cells,
 
 
 
-@njit(cache=True)
+@step_jit
 def token_targets(tiles, tokens, cells, pinfo, p, w, kind_info, out, n) -> int:
     """Append ``A_TOKEN + c`` for every empty hex of seat p showing animal w (ascending c)."""
     bit = 1 << w
@@ -241,7 +249,7 @@ def token_targets(tiles, tokens, cells, pinfo, p, w, kind_info, out, n) -> int:
     return n
 
 
-@njit(cache=True)
+@step_jit
 def legal_actions(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, out) -> int:
     """Write the legal actions of the current decision into ``out`` in ascending order; return
     how many. The order matters: the random policy picks ``out[randint(n)]`` everywhere."""
@@ -300,7 +308,7 @@ def legal_mask(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, 
 # ---- applying actions --------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@step_jit
 def redraw_slots(slots, market, bag, rng):
     """Set aside the tokens of the slot bitmask, draw replacements slot by slot, return the rest."""
     aside = 0  # packed 8-bit counters per animal
@@ -312,7 +320,7 @@ def redraw_slots(slots, market, bag, rng):
         bag[w] += (aside >> (8 * w)) & 255
 
 
-@njit(cache=True)
+@step_jit
 def end_turn(tiles, tokens, pinfo, market, stack, bag, ctl, rng):
     """Count the turn, refill the market (solo: discard and slide first), pass or end the game."""
     p = ctl[C_CUR]
@@ -360,7 +368,7 @@ def end_turn(tiles, tokens, pinfo, market, stack, bag, ctl, rng):
     resolve_overpopulation(market, bag, ctl, rng)
 
 
-@njit(cache=True)
+@step_jit
 def apply_action(action, tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
                  ctl, rng, nbr, kind_edges, kind_info):
     """Apply a legal ``action`` for the current player (legality is the caller's job)."""
@@ -428,7 +436,7 @@ def apply_action(action, tiles, rots, edges, tokens, front, cells, flist, pinfo,
 # ---- scoring -----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@step_jit
 def _group(p, start, w, tokens, nbr, mark, stamp, members) -> int:
     """Flood the group of animal w containing ``start``; write members; return its size."""
     mark[start] = stamp
@@ -541,7 +549,7 @@ def elk_group_score(p, members, size, tokens, nbr, table) -> int:
     return elk_best_split(size, nxt, table)
 
 
-@njit(cache=True)
+@step_jit
 def salmon_group_score(p, members, size, tokens, nbr, table) -> int:
     """Salmon A score of one connected salmon group (0 when a salmon touches 3 or more)."""
     for k in range(size):
@@ -556,7 +564,7 @@ def salmon_group_score(p, members, size, tokens, nbr, table) -> int:
     return table[min(size, 7)]
 
 
-@njit(cache=True)
+@step_jit
 def fox_types(p, c, tokens, nbr) -> int:
     """Bitmask of the animals on the neighbours of cell c."""
     seen = 0
@@ -567,7 +575,7 @@ def fox_types(p, c, tokens, nbr) -> int:
     return seen
 
 
-@njit(cache=True)
+@step_jit
 def popcount5(x) -> int:
     return (x & 1) + ((x >> 1) & 1) + ((x >> 2) & 1) + ((x >> 3) & 1) + ((x >> 4) & 1)
 
@@ -621,7 +629,7 @@ def wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, out) -> None:
     out[6] = lonely
 
 
-@njit(cache=True)
+@step_jit
 def corridor_from(p, start, h, edges, nbr, mark, stamp, queue) -> int:
     """Size of the habitat-h corridor that contains ``start`` (marking its cells with ``stamp``)."""
     mark[start] = stamp
@@ -668,7 +676,7 @@ def corridor_sizes(p, edges, cells, pinfo, nbr, mark, out) -> None:
         mark[cells[p, k]] = 0
 
 
-@njit(cache=True)
+@step_jit
 def habitat_bonuses(corr, players, tie_mode, solo_min, solo_points, out) -> None:
     """Majority bonus per seat and habitat (solo: ``solo_points`` for a corridor >= ``solo_min``).
 
@@ -746,7 +754,7 @@ def score_all(edges, tokens, cells, pinfo, ctl, nbr, tables, solo_min, solo_poin
 # ---- score change of one candidate, without rescoring the board --------------------------------
 
 
-@njit(cache=True)
+@step_jit
 def corridor_gain(p, cell, kind, rot, edges, nbr, kind_edges, largest, mark, queue) -> int:
     """Points the corridors of seat p gain if ``kind`` is placed at ``cell`` with ``rot``.
 
@@ -835,7 +843,7 @@ def token_gain(p, cell, w, tokens, nbr, tables, stats, mark, members) -> int:
 # ---- whole games -------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@step_jit
 def random_action(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, agent_rng, out) -> int:
     """The k-th legal action for k = randint(number legal): the same draw as ``random_true_index``
     over the mask, but the tile phase is indexed arithmetically instead of listed."""
@@ -903,7 +911,7 @@ def random_games(games, players, seed, nbr, kind_edges, kind_info, tables, start
     return steps
 
 
-@njit(cache=True)
+@step_jit
 def observation_planes(p, tiles, edges, tokens, front, cells, flist, pinfo, kind_info, planes) -> None:
     """Write seat p's 24 features per cell into ``planes`` (cells x 24, zeroed by the caller):
     occupied, habitats shown (5), edge habitats (6, (h+1)/5), token one-hot (5), animals allowed
