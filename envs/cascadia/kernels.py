@@ -455,39 +455,53 @@ def _group(p, start, w, tokens, nbr, mark, stamp, members) -> int:
     return size
 
 
+# columns of the elk search's work array (one row per elk, sorted by cell, and per search depth)
+EW_NXT = 0  # 3 columns: row of the next elk towards E, SE, SW, or -1
+EW_CELL = 3  # the elk's cell
+EW_MASK = 4  # per depth: the rows still to split (bitmask)
+EW_COUNT = 5  # per depth: how many rows that is
+EW_ACC = 6  # per depth: points of the lines taken so far
+EW_NOPT = 7  # per depth: how many choices were listed
+EW_POS = 8  # per depth: the next choice to try
+EW_OPT_MASK = 9  # 10 columns: rows left after each choice
+EW_OPT_TAKE = 19  # 10 columns: length of each choice's line
+ELK_WORK_COLS = 29
+
+
 @njit(cache=True)
-def elk_best_split(size, nxt, table) -> int:
-    """Best split of ``size`` elk (indices sorted by cell; ``nxt[k, a]`` the next elk towards E,
-    SE or SW) into straight lines of 1-4, by an exact depth-first branch and bound.
+def elk_work(elk) -> np.ndarray:
+    """Scratch for :func:`elk_group_score` on groups of up to ``elk`` animals (any content; reused
+    across groups and boards)."""
+    return np.empty((elk + 1, ELK_WORK_COLS), dtype=np.int64)
+
+
+@step_jit
+def elk_best_split(size, work, table) -> int:
+    """Best split of ``size`` elk (rows of ``work`` sorted by cell, ``work[k, EW_NXT + a]`` the
+    next elk towards E, SE or SW) into straight lines of 1-4, by an exact depth-first branch and
+    bound.
 
     The lowest remaining elk is always the top-left end of its line (lower cells come earlier), so
     lines only grow from it towards E, SE or SW: at most 10 choices per step, longest first. A
     branch is cut when even the card's best rate per elk cannot beat the best total found, so the
-    search stays exact. Iterative (an explicit stack): no recursion in compiled code."""
+    search stays exact. Iterative (an explicit stack in ``work``): no recursion, no allocation."""
     ratio = 0.0
     for length in range(1, 5):
         if table[length] / length > ratio:
             ratio = table[length] / length
-    masks = np.empty(size + 1, dtype=np.int64)
-    counts = np.empty(size + 1, dtype=np.int64)
-    accs = np.empty(size + 1, dtype=np.int64)
-    opt_mask = np.empty((size + 1, 10), dtype=np.int64)
-    opt_take = np.empty((size + 1, 10), dtype=np.int64)
-    opt_n = np.zeros(size + 1, dtype=np.int64)
-    pos = np.zeros(size + 1, dtype=np.int64)
     best = 0
     depth = 0
-    masks[0] = (np.int64(1) << size) - 1
-    counts[0] = size
-    accs[0] = 0
+    work[0, EW_MASK] = (np.int64(1) << size) - 1
+    work[0, EW_COUNT] = size
+    work[0, EW_ACC] = 0
     fresh = True
     while depth >= 0:
         if fresh:
             fresh = False
-            m = masks[depth]
+            m = work[depth, EW_MASK]
             if m == 0:
-                if accs[depth] > best:
-                    best = accs[depth]
+                if work[depth, EW_ACC] > best:
+                    best = work[depth, EW_ACC]
                 depth -= 1
                 continue
             i = 0
@@ -500,53 +514,53 @@ def elk_best_split(size, nxt, table) -> int:
                 j = i
                 length = 1
                 while length < 4:
-                    j = nxt[j, a]
+                    j = work[j, EW_NXT + a]
                     if j < 0 or not (rest >> j) & 1:
                         break
                     seg = seg & ~(np.int64(1) << j)
                     length += 1
-                    opt_mask[depth, n] = seg
-                    opt_take[depth, n] = length
+                    work[depth, EW_OPT_MASK + n] = seg
+                    work[depth, EW_OPT_TAKE + n] = length
                     n += 1
-            opt_mask[depth, n] = rest
-            opt_take[depth, n] = 1
-            opt_n[depth] = n + 1
-            pos[depth] = 0
-        if pos[depth] >= opt_n[depth] or accs[depth] + ratio * counts[depth] <= best:
+            work[depth, EW_OPT_MASK + n] = rest
+            work[depth, EW_OPT_TAKE + n] = 1
+            work[depth, EW_NOPT] = n + 1
+            work[depth, EW_POS] = 0
+        if (work[depth, EW_POS] >= work[depth, EW_NOPT]
+                or work[depth, EW_ACC] + ratio * work[depth, EW_COUNT] <= best):
             depth -= 1
             continue
-        k = pos[depth]
-        pos[depth] += 1
-        take = opt_take[depth, k]
-        masks[depth + 1] = opt_mask[depth, k]
-        counts[depth + 1] = counts[depth] - take
-        accs[depth + 1] = accs[depth] + table[take]
+        k = work[depth, EW_POS]
+        work[depth, EW_POS] += 1
+        take = work[depth, EW_OPT_TAKE + k]
+        work[depth + 1, EW_MASK] = work[depth, EW_OPT_MASK + k]
+        work[depth + 1, EW_COUNT] = work[depth, EW_COUNT] - take
+        work[depth + 1, EW_ACC] = work[depth, EW_ACC] + table[take]
         depth += 1
         fresh = True
     return best
 
 
-@njit(cache=True)
-def elk_group_score(p, members, size, tokens, nbr, table) -> int:
-    """Exact elk A score of one connected elk group given by its cells."""
-    order = np.empty(size, dtype=np.int32)
+@step_jit
+def elk_group_score(p, members, size, tokens, nbr, table, work) -> int:
+    """Exact elk A score of one connected elk group given by its cells (``work``: :func:`elk_work`)."""
     for k in range(size):
         c = members[k]
         j = k
-        while j > 0 and order[j - 1] > c:
-            order[j] = order[j - 1]
+        while j > 0 and work[j - 1, EW_CELL] > c:
+            work[j, EW_CELL] = work[j - 1, EW_CELL]
             j -= 1
-        order[j] = c
-    nxt = np.full((size, 3), -1, dtype=np.int32)
+        work[j, EW_CELL] = c
     for k in range(size):
         for a in range(3):
-            nb = nbr[order[k], a + 1]  # E, SE, SW: the directions towards later cells
+            work[k, EW_NXT + a] = -1
+            nb = nbr[work[k, EW_CELL], a + 1]  # E, SE, SW: the directions towards later cells
             if nb >= 0 and tokens[p, nb] == ELK:
                 for m in range(k + 1, size):
-                    if order[m] == nb:
-                        nxt[k, a] = m
+                    if work[m, EW_CELL] == nb:
+                        work[k, EW_NXT + a] = m
                         break
-    return elk_best_split(size, nxt, table)
+    return elk_best_split(size, work, table)
 
 
 @step_jit
@@ -583,7 +597,14 @@ def popcount5(x) -> int:
 @njit(cache=True)
 def wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, out) -> None:
     """Wildlife scores of seat p into out[0:5], and out[5] bear pairs, out[6] lonely hawks."""
-    members = np.empty(MAX_CELLS, dtype=np.int32)
+    wildlife_stats_into(p, tokens, cells, pinfo, nbr, tables, mark, np.empty(MAX_CELLS, dtype=np.int32),
+                        elk_work(MAX_CELLS), out)
+
+
+@step_jit
+def wildlife_stats_into(p, tokens, cells, pinfo, nbr, tables, mark, members, work, out) -> None:
+    """:func:`wildlife_stats` with its scratch given (``members``: MAX_CELLS cells, ``work``:
+    :func:`elk_work`)."""
     n = pinfo[p, P_NCELLS]
     for k in range(n):
         mark[cells[p, k]] = 0
@@ -615,7 +636,7 @@ def wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, out) -> None:
                 if size == 2:
                     pairs += 1
             elif w == ELK:
-                elk += elk_group_score(p, members, size, tokens, nbr, tables[1])
+                elk += elk_group_score(p, members, size, tokens, nbr, tables[1], work)
             else:
                 salmon += salmon_group_score(p, members, size, tokens, nbr, tables[2])
     for k in range(n):
@@ -653,22 +674,28 @@ def corridor_from(p, start, h, edges, nbr, mark, stamp, queue) -> int:
 @njit(cache=True)
 def corridor_sizes(p, edges, cells, pinfo, nbr, mark, out) -> None:
     """Largest corridor per habitat of seat p into out[0:5]."""
-    queue = np.empty(MAX_CELLS, dtype=np.int32)
+    corridor_sizes_into(p, edges, cells, pinfo, nbr, mark, np.empty(MAX_CELLS, dtype=np.int32), out)
+
+
+@step_jit
+def corridor_sizes_into(p, edges, cells, pinfo, nbr, mark, queue, out) -> None:
+    """:func:`corridor_sizes` with its flood queue given (MAX_CELLS cells). Each habitat marks
+    its own stamp (h + 1), so the marks are cleared once, not once per habitat."""
     n = pinfo[p, P_NCELLS]
+    for k in range(n):
+        mark[cells[p, k]] = 0
     for h in range(5):
-        for k in range(n):
-            mark[cells[p, k]] = 0
         best = 0
         for k in range(n):
             c = cells[p, k]
-            if mark[c] != 0:
+            if mark[c] == h + 1:
                 continue
             has = False
             for d in range(6):
                 if edges[p, c, d] == h:
                     has = True
             if has:
-                size = corridor_from(p, c, h, edges, nbr, mark, 1, queue)
+                size = corridor_from(p, c, h, edges, nbr, mark, h + 1, queue)
                 if size > best:
                     best = size
         out[h] = best
@@ -725,16 +752,30 @@ def habitat_bonuses(corr, players, tie_mode, solo_min, solo_points, out) -> None
 
 
 @njit(cache=True)
+def score_scratch(ncell):
+    """Scratch for :func:`score_all_into`, for any table of up to 4 seats on ``ncell`` cells:
+    (mark, members, elk work, wildlife stats, corridors, bonuses)."""
+    return (np.zeros(ncell, dtype=np.int32), np.empty(MAX_CELLS, dtype=np.int32), elk_work(MAX_CELLS),
+            np.empty(7, dtype=np.int32), np.empty((4, 5), dtype=np.int32), np.empty((4, 5), dtype=np.int32))
+
+
+@njit(cache=True)
 def score_all(edges, tokens, cells, pinfo, ctl, nbr, tables, solo_min, solo_points, out) -> None:
     """Full score of every seat into ``out[p, NUM_CAT]`` (columns CAT_*)."""
+    score_all_into(edges, tokens, cells, pinfo, ctl, nbr, tables, solo_min, solo_points, out,
+                   score_scratch(nbr.shape[0]))
+
+
+@step_jit
+def score_all_into(edges, tokens, cells, pinfo, ctl, nbr, tables, solo_min, solo_points, out,
+                   scratch) -> None:
+    """:func:`score_all` with its scratch given (:func:`score_scratch`; loops that score many
+    tables allocate it once)."""
+    mark, members, work, wild, corr, bonus = scratch
     players = ctl[C_PLAYERS]
-    mark = np.zeros(nbr.shape[0], dtype=np.int32)
-    wild = np.zeros(7, dtype=np.int32)
-    corr = np.zeros((players, 5), dtype=np.int32)
-    bonus = np.zeros((players, 5), dtype=np.int32)
     for p in range(players):
-        wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, wild)
-        corridor_sizes(p, edges, cells, pinfo, nbr, mark, corr[p])
+        wildlife_stats_into(p, tokens, cells, pinfo, nbr, tables, mark, members, work, wild)
+        corridor_sizes_into(p, edges, cells, pinfo, nbr, mark, members, corr[p])
         for k in range(5):
             out[p, CAT_WILDLIFE + k] = wild[k]
             out[p, CAT_CORRIDOR + k] = corr[p, k]
@@ -787,6 +828,7 @@ def token_gain(p, cell, w, tokens, nbr, tables, stats, mark, members) -> int:
     only the groups touching ``cell`` are flooded. ``mark`` must be all zero; it is left so."""
     gain = 0
     if w == BEAR or w == ELK or w == SALMON:
+        work = elk_work(MAX_CELLS if w == ELK else 0)
         old = 0
         old_pairs = 0
         for d in range(6):
@@ -797,7 +839,7 @@ def token_gain(p, cell, w, tokens, nbr, tables, stats, mark, members) -> int:
                     if size == 2:
                         old_pairs += 1
                 elif w == ELK:
-                    old += elk_group_score(p, members, size, tokens, nbr, tables[1])
+                    old += elk_group_score(p, members, size, tokens, nbr, tables[1], work)
                 else:
                     old += salmon_group_score(p, members, size, tokens, nbr, tables[2])
         tokens[p, cell] = w
@@ -806,7 +848,7 @@ def token_gain(p, cell, w, tokens, nbr, tables, stats, mark, members) -> int:
             pairs = stats[5] - old_pairs + (1 if size == 2 else 0)
             gain = tables[0, min(pairs, 8)] - tables[0, min(stats[5], 8)]
         elif w == ELK:
-            gain = elk_group_score(p, members, size, tokens, nbr, tables[1]) - old
+            gain = elk_group_score(p, members, size, tokens, nbr, tables[1], work) - old
         else:
             gain = salmon_group_score(p, members, size, tokens, nbr, tables[2]) - old
         tokens[p, cell] = -1
@@ -896,6 +938,7 @@ def random_games(games, players, seed, nbr, kind_edges, kind_info, tables, start
     rng = np.empty(1, dtype=np.uint64)
     agent = np.empty(1, dtype=np.uint64)
     score = np.empty((players, NUM_CAT), dtype=np.int32)
+    scratch = score_scratch(ncell)
     steps = 0
     for g in range(games):
         rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(2 * g + 1)
@@ -905,7 +948,7 @@ def random_games(games, players, seed, nbr, kind_edges, kind_info, tables, start
                    supply, 0)
         steps += play_random(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
                              ctl, rng, nbr, kind_edges, kind_info, agent)
-        score_all(edges, tokens, cells, pinfo, ctl, nbr, tables, solo_min, solo_points, score)
+        score_all_into(edges, tokens, cells, pinfo, ctl, nbr, tables, solo_min, solo_points, score, scratch)
         for p in range(players):
             totals[g, p] = score[p, CAT_TOTAL]
     return steps
