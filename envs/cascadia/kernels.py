@@ -250,6 +250,68 @@ def token_targets(tiles, tokens, cells, pinfo, p, w, kind_info, out, n) -> int:
 
 
 @step_jit
+def market_options(pinfo, market, bag, ctl):
+    """The market decision's options as counts, in the codec's ascending order: (tiles, tokens,
+    pairs, free, redraws, three) where ``tiles`` / ``tokens`` are the bitmasks of the slots that
+    hold one, ``pairs`` the take-a-pair actions, ``free`` the paid free choices (4 per tile),
+    ``redraws`` the paid redraws (every non-empty subset of ``tokens``), ``three`` 0 or 1."""
+    p = ctl[C_CUR]
+    tiles = 0
+    tokens = 0
+    for i in range(4):
+        if market[0, i] >= 0:
+            tiles |= 1 << i
+        if market[1, i] >= 0:
+            tokens |= 1 << i
+    pairs = popcount5(tiles)
+    in_bag = bag[0] + bag[1] + bag[2] + bag[3] + bag[4]
+    free = 0
+    redraws = 0
+    if pinfo[p, P_NATURE] > 0:
+        free = 4 * pairs
+        if in_bag > 0:
+            redraws = (1 << popcount5(tokens)) - 1
+    three = 0
+    if ctl[C_ACTED] == 0 and ctl[C_THREE_USED] == 0 and in_bag >= 3 and three_of_a_kind(market) >= 0:
+        three = 1
+    return tiles, tokens, pairs, free, redraws, three
+
+
+@step_jit
+def nth_bit(mask, k) -> int:
+    """Position of the k-th (from 0) set bit of ``mask``."""
+    i = 0
+    while True:
+        if (mask >> i) & 1:
+            if k == 0:
+                return i
+            k -= 1
+        i += 1
+
+
+@step_jit
+def market_option(k, tiles, tokens, pairs, free, redraws) -> int:
+    """The k-th market action in ascending order (the counts from :func:`market_options`)."""
+    if k < pairs:
+        return A_PAIR + nth_bit(tiles, k)
+    k -= pairs
+    if k < free:
+        return A_FREE + 4 * nth_bit(tiles, k // 4) + k % 4
+    k -= free
+    if k < redraws:
+        # the (k+1)-th subset of ``tokens`` in ascending order: the bits of k + 1 spread over it
+        bits = k + 1
+        s = 0
+        for i in range(4):
+            if (tokens >> i) & 1:
+                if bits & 1:
+                    s |= 1 << i
+                bits >>= 1
+        return A_REDRAW + s
+    return A_THREE
+
+
+@step_jit
 def legal_actions(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, out) -> int:
     """Write the legal actions of the current decision into ``out`` in ascending order; return
     how many. The order matters: the random policy picks ``out[randint(n)]`` everywhere."""
@@ -257,29 +319,10 @@ def legal_actions(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_inf
     p = ctl[C_CUR]
     n = 0
     if phase == PHASE_MARKET:
-        for i in range(4):
-            if market[0, i] >= 0:
-                out[n] = A_PAIR + i
-                n += 1
-        if pinfo[p, P_NATURE] > 0:
-            for i in range(4):
-                if market[0, i] >= 0:
-                    for j in range(4):
-                        out[n] = A_FREE + 4 * i + j
-                        n += 1
-            full = 0
-            for i in range(4):
-                if market[1, i] >= 0:
-                    full |= 1 << i
-            if bag[0] + bag[1] + bag[2] + bag[3] + bag[4] > 0:
-                for s in range(1, 16):
-                    if s & full == s:
-                        out[n] = A_REDRAW + s
-                        n += 1
-        if ctl[C_ACTED] == 0 and ctl[C_THREE_USED] == 0 and three_of_a_kind(market) >= 0:
-            if bag[0] + bag[1] + bag[2] + bag[3] + bag[4] >= 3:
-                out[n] = A_THREE
-                n += 1
+        held, shown, pairs, free, redraws, three = market_options(pinfo, market, bag, ctl)
+        n = pairs + free + redraws + three
+        for k in range(n):
+            out[k] = market_option(k, held, shown, pairs, free, redraws)
     elif phase == PHASE_TILE:
         nrot = int(kind_info[ctl[C_HAND_TILE], 2])
         for k in range(pinfo[p, P_NFRONT]):
@@ -321,7 +364,7 @@ def redraw_slots(slots, market, bag, rng):
 
 
 @step_jit
-def end_turn(tiles, tokens, pinfo, market, stack, bag, ctl, rng):
+def end_turn(pinfo, market, stack, bag, ctl, rng):
     """Count the turn, refill the market (solo: discard and slide first), pass or end the game."""
     p = ctl[C_CUR]
     pinfo[p, P_TURNS] += 1
@@ -369,68 +412,89 @@ def end_turn(tiles, tokens, pinfo, market, stack, bag, ctl, rng):
 
 
 @step_jit
+def apply_market(action, pinfo, market, bag, ctl, rng):
+    """Apply a legal market ``action``: take a pair or a free choice, or redraw tokens."""
+    p = ctl[C_CUR]
+    if action < A_FREE:
+        i = action - A_PAIR
+        ctl[C_HAND_TILE] = market[0, i]
+        ctl[C_HAND_TOKEN] = market[1, i]
+        ctl[C_SLOT_TILE] = i
+        ctl[C_SLOT_TOKEN] = i
+    elif action < A_REDRAW + 1:
+        i = (action - A_FREE) // 4
+        j = (action - A_FREE) % 4
+        pinfo[p, P_NATURE] -= 1
+        ctl[C_SUPPLY] += 1
+        ctl[C_HAND_TILE] = market[0, i]
+        ctl[C_HAND_TOKEN] = market[1, j]
+        ctl[C_SLOT_TILE] = i
+        ctl[C_SLOT_TOKEN] = j
+    elif action < A_THREE:
+        pinfo[p, P_NATURE] -= 1
+        ctl[C_SUPPLY] += 1
+        ctl[C_ACTED] = 1
+        redraw_slots(action - A_REDRAW, market, bag, rng)
+        return
+    else:
+        w = three_of_a_kind(market)
+        slots = 0
+        for i in range(4):
+            if market[1, i] == w:
+                slots |= 1 << i
+        redraw_slots(slots, market, bag, rng)
+        ctl[C_THREE_USED] = 1
+        ctl[C_ACTED] = 1
+        resolve_overpopulation(market, bag, ctl, rng)
+        return
+    market[0, ctl[C_SLOT_TILE]] = -1
+    market[1, ctl[C_SLOT_TOKEN]] = -1
+    ctl[C_PHASE] = PHASE_TILE
+
+
+@step_jit
+def apply_tile(action, tiles, rots, edges, front, cells, flist, pinfo, market, stack, bag, ctl, rng, nbr,
+               kind_edges):
+    """Place the tile in hand as the legal ``action`` says (the turn ends if no token came with it)."""
+    k = action - A_TILE
+    cell = k // 6
+    place_tile(ctl[C_CUR], cell, ctl[C_HAND_TILE], k % 6, tiles, rots, edges, front, cells, flist, pinfo,
+               nbr, kind_edges)
+    ctl[C_LAST_CELL] = cell
+    if ctl[C_HAND_TOKEN] >= 0:
+        ctl[C_PHASE] = PHASE_TOKEN
+    else:
+        end_turn(pinfo, market, stack, bag, ctl, rng)
+
+
+@step_jit
+def apply_token(action, tiles, tokens, pinfo, market, stack, bag, ctl, rng, kind_info):
+    """Put the token in hand on a hex or back in the bag (legal ``action``), then end the turn."""
+    p = ctl[C_CUR]
+    w = ctl[C_HAND_TOKEN]
+    if action == A_RETURN:
+        bag[w] += 1
+    else:
+        cell = action - A_TOKEN
+        tokens[p, cell] = w
+        if kind_info[tiles[p, cell], 1] == w and ctl[C_SUPPLY] > 0:
+            ctl[C_SUPPLY] -= 1
+            pinfo[p, P_NATURE] += 1
+    end_turn(pinfo, market, stack, bag, ctl, rng)
+
+
+@step_jit
 def apply_action(action, tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
                  ctl, rng, nbr, kind_edges, kind_info):
     """Apply a legal ``action`` for the current player (legality is the caller's job)."""
-    p = ctl[C_CUR]
     phase = ctl[C_PHASE]
     if phase == PHASE_MARKET:
-        if action < A_FREE:
-            i = action - A_PAIR
-            ctl[C_HAND_TILE] = market[0, i]
-            ctl[C_HAND_TOKEN] = market[1, i]
-            ctl[C_SLOT_TILE] = i
-            ctl[C_SLOT_TOKEN] = i
-        elif action < A_REDRAW + 1:
-            i = (action - A_FREE) // 4
-            j = (action - A_FREE) % 4
-            pinfo[p, P_NATURE] -= 1
-            ctl[C_SUPPLY] += 1
-            ctl[C_HAND_TILE] = market[0, i]
-            ctl[C_HAND_TOKEN] = market[1, j]
-            ctl[C_SLOT_TILE] = i
-            ctl[C_SLOT_TOKEN] = j
-        elif action < A_THREE:
-            pinfo[p, P_NATURE] -= 1
-            ctl[C_SUPPLY] += 1
-            ctl[C_ACTED] = 1
-            redraw_slots(action - A_REDRAW, market, bag, rng)
-            return
-        else:
-            w = three_of_a_kind(market)
-            slots = 0
-            for i in range(4):
-                if market[1, i] == w:
-                    slots |= 1 << i
-            redraw_slots(slots, market, bag, rng)
-            ctl[C_THREE_USED] = 1
-            ctl[C_ACTED] = 1
-            resolve_overpopulation(market, bag, ctl, rng)
-            return
-        market[0, ctl[C_SLOT_TILE]] = -1
-        market[1, ctl[C_SLOT_TOKEN]] = -1
-        ctl[C_PHASE] = PHASE_TILE
+        apply_market(action, pinfo, market, bag, ctl, rng)
     elif phase == PHASE_TILE:
-        k = action - A_TILE
-        cell = k // 6
-        place_tile(p, cell, ctl[C_HAND_TILE], k % 6, tiles, rots, edges, front, cells, flist, pinfo, nbr,
+        apply_tile(action, tiles, rots, edges, front, cells, flist, pinfo, market, stack, bag, ctl, rng, nbr,
                    kind_edges)
-        ctl[C_LAST_CELL] = cell
-        if ctl[C_HAND_TOKEN] >= 0:
-            ctl[C_PHASE] = PHASE_TOKEN
-        else:
-            end_turn(tiles, tokens, pinfo, market, stack, bag, ctl, rng)
     elif phase == PHASE_TOKEN:
-        w = ctl[C_HAND_TOKEN]
-        if action == A_RETURN:
-            bag[w] += 1
-        else:
-            cell = action - A_TOKEN
-            tokens[p, cell] = w
-            if kind_info[tiles[p, cell], 1] == w and ctl[C_SUPPLY] > 0:
-                ctl[C_SUPPLY] -= 1
-                pinfo[p, P_NATURE] += 1
-        end_turn(tiles, tokens, pinfo, market, stack, bag, ctl, rng)
+        apply_token(action, tiles, tokens, pinfo, market, stack, bag, ctl, rng, kind_info)
 
 
 # ---- scoring -----------------------------------------------------------------------------------
@@ -886,16 +950,40 @@ def token_gain(p, cell, w, tokens, nbr, tables, stats, mark, members) -> int:
 
 
 @step_jit
+def random_market_action(pinfo, market, bag, ctl, agent_rng) -> int:
+    """A uniformly random market action: the k-th of the listed ones for k = randint(number)."""
+    tiles, tokens, pairs, free, redraws, three = market_options(pinfo, market, bag, ctl)
+    return market_option(randint(agent_rng, pairs + free + redraws + three), tiles, tokens, pairs, free,
+                         redraws)
+
+
+@step_jit
+def random_tile_action(flist, pinfo, ctl, kind_info, agent_rng) -> int:
+    """A uniformly random placement: the k-th of frontier x rotations, indexed arithmetically."""
+    p = ctl[C_CUR]
+    nrot = int(kind_info[ctl[C_HAND_TILE], 2])
+    k = randint(agent_rng, pinfo[p, P_NFRONT] * nrot)
+    return A_TILE + 6 * flist[p, k // nrot] + k % nrot
+
+
+@step_jit
+def random_token_action(tiles, tokens, cells, pinfo, ctl, kind_info, agent_rng, out) -> int:
+    """A uniformly random target for the token in hand, or its return to the bag."""
+    n = token_targets(tiles, tokens, cells, pinfo, ctl[C_CUR], ctl[C_HAND_TOKEN], kind_info, out, 0)
+    k = randint(agent_rng, n + 1)
+    return A_RETURN if k == n else out[k]
+
+
+@step_jit
 def random_action(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, agent_rng, out) -> int:
-    """The k-th legal action for k = randint(number legal): the same draw as ``random_true_index``
-    over the mask, but the tile phase is indexed arithmetically instead of listed."""
-    if ctl[C_PHASE] == PHASE_TILE:
-        p = ctl[C_CUR]
-        nrot = int(kind_info[ctl[C_HAND_TILE], 2])
-        k = randint(agent_rng, pinfo[p, P_NFRONT] * nrot)
-        return A_TILE + 6 * flist[p, k // nrot] + k % nrot
-    n = legal_actions(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, out)
-    return out[randint(agent_rng, n)]
+    """The k-th legal action (ascending) for k = randint(number legal): the same draw as
+    ``random_true_index`` over the mask, without listing the market or the placements."""
+    phase = ctl[C_PHASE]
+    if phase == PHASE_MARKET:
+        return random_market_action(pinfo, market, bag, ctl, agent_rng)
+    if phase == PHASE_TILE:
+        return random_tile_action(flist, pinfo, ctl, kind_info, agent_rng)
+    return random_token_action(tiles, tokens, cells, pinfo, ctl, kind_info, agent_rng, out)
 
 
 @njit(cache=True)
@@ -903,14 +991,31 @@ def play_random(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, 
                 nbr, kind_edges, kind_info, agent_rng) -> int:
     """Play uniformly random legal actions until the game ends; return the number of decisions
     taken. Identical to the Python engine driven by ``random_true_index`` over the mask."""
-    out = np.empty(MAX_LEGAL, dtype=np.int32)
+    return play_random_into(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl,
+                            rng, nbr, kind_edges, kind_info, agent_rng, np.empty(MAX_LEGAL, dtype=np.int32))
+
+
+@step_jit
+def play_random_into(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl, rng,
+                     nbr, kind_edges, kind_info, agent_rng, out) -> int:
+    """:func:`play_random` with its action buffer given. Each decision is random_action then
+    apply_action, phase by phase, so each call passes only the arrays its phase uses."""
     steps = 0
-    while ctl[C_PHASE] != PHASE_OVER:
-        a = random_action(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, agent_rng, out)
-        apply_action(a, tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
-                     ctl, rng, nbr, kind_edges, kind_info)
+    while True:
+        phase = ctl[C_PHASE]
+        if phase == PHASE_MARKET:
+            a = random_market_action(pinfo, market, bag, ctl, agent_rng)
+            apply_market(a, pinfo, market, bag, ctl, rng)
+        elif phase == PHASE_TILE:
+            a = random_tile_action(flist, pinfo, ctl, kind_info, agent_rng)
+            apply_tile(a, tiles, rots, edges, front, cells, flist, pinfo, market, stack, bag, ctl, rng, nbr,
+                       kind_edges)
+        elif phase == PHASE_TOKEN:
+            a = random_token_action(tiles, tokens, cells, pinfo, ctl, kind_info, agent_rng, out)
+            apply_token(a, tiles, tokens, pinfo, market, stack, bag, ctl, rng, kind_info)
+        else:
+            return steps
         steps += 1
-    return steps
 
 
 @njit(cache=True)
@@ -939,6 +1044,7 @@ def random_games(games, players, seed, nbr, kind_edges, kind_info, tables, start
     agent = np.empty(1, dtype=np.uint64)
     score = np.empty((players, NUM_CAT), dtype=np.int32)
     scratch = score_scratch(ncell)
+    out = np.empty(MAX_LEGAL, dtype=np.int32)
     steps = 0
     for g in range(games):
         rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(2 * g + 1)
@@ -946,8 +1052,8 @@ def random_games(games, players, seed, nbr, kind_edges, kind_info, tables, start
         setup_game(players, order, tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack,
                    bag, ctl, rng, nbr, kind_edges, starter_cells, num_tiles, tiles_used, per_animal,
                    supply, 0)
-        steps += play_random(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
-                             ctl, rng, nbr, kind_edges, kind_info, agent)
+        steps += play_random_into(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
+                                  ctl, rng, nbr, kind_edges, kind_info, agent, out)
         score_all_into(edges, tokens, cells, pinfo, ctl, nbr, tables, solo_min, solo_points, score, scratch)
         for p in range(players):
             totals[g, p] = score[p, CAT_TOTAL]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 
@@ -69,6 +71,37 @@ def test_full_scoring_matches_reference_on_2000_boards():
         assert g.score_table(s)[0, 0:10].tolist() == expected
         boards += 1
     assert boards >= 2000
+
+
+def _market_code(option: tuple) -> int:
+    kind = option[0]
+    if kind == "pair":
+        return K.A_PAIR + option[1]
+    if kind == "free":
+        return K.A_FREE + 4 * option[1] + option[2]
+    return K.A_REDRAW + option[1] if kind == "redraw" else K.A_THREE
+
+
+def test_market_actions_match_reference_options():
+    """The market actions (counted and indexed by the kernels, not enumerated) are the reference's
+    options in codec order: at the start of turns and after a paid or a free redraw."""
+    checked = 0
+    for g, s in snapshots(3, range(40), tuple(range(0, 60, 2))):
+        for _ in range(3):
+            if g.is_over(s) or g.phase(s) != "market" or (s.market[1] < 0).any():
+                break
+            p = int(s.ctl[K.C_CUR])
+            ref = R.RefGame(g.players, random.Random(0), nature=[int(v) for v in s.pinfo[:, K.P_NATURE]],
+                            bag=[w for w in range(5) for _ in range(int(s.bag[w]))],
+                            market_tokens=[int(w) for w in s.market[1]])
+            options = R.market_options(ref, p, bool(s.ctl[K.C_ACTED]), bool(s.ctl[K.C_THREE_USED]))
+            legal = [int(a) for a in g.legal_actions(s)]
+            assert legal == [_market_code(o) for o in options]
+            checked += 1
+            if legal[-1] < K.A_REDRAW:
+                break
+            g.step(s, legal[-1])  # the free redraw of three, else the paid redraw of all four
+    assert checked > 300
 
 
 def test_masks_match_reference_frontier_and_targets():
