@@ -29,9 +29,13 @@ Design (why it is sound for games with hidden, random futures such as a shuffled
 * **Budget.** ``simulations`` per decision, or ``time_limit`` seconds (whichever ends first when
   both are given). The final move is the most visited root child (ties: higher mean).
 
-``engine="compiled"`` runs the same search with ``max_depth=1`` and random rollouts entirely in
-numba, for games listed in :data:`COMPILED_SEARCH` (Cartographers: agents/mcts_cartographers.py,
-3-5x more simulations per second than the Python loop).
+``engine="compiled"`` runs a root search entirely in numba, for games listed in
+:data:`COMPILED_SEARCH`. Cartographers (agents/mcts_cartographers.py): the same search with
+``max_depth=1`` and random rollouts, 3-5x more simulations per second than the Python loop.
+Cascadia (agents/mcts_cascadia.py): the root children are whole turns (market option, tile
+placement, token hex) planned by the greedy agent, each simulated on the same determinized
+futures with greedy playouts to the end (``rollout=greedy`` required; ``simulations`` counts
+playouts per turn, ``widening=k/alpha`` sets how many turns are compared).
 
 Cartographers solo settings, measured on paired seeds (evaluation points; greedy alone +18.8):
 ``mcts:simulations=24,prior=greedy,rollout=greedy,widening=1/0.4,paired=true`` (+9.5 over greedy,

@@ -1,10 +1,13 @@
-"""Agent speed on solo Cartographers: MCTS simulations per second and greedy decision latency.
+"""Agent speed: MCTS simulations per second and greedy decision latency on solo Cartographers,
+and the compiled Cascadia turn search (4 players) in greedy playouts per second.
 
 ``run_bench(quick) -> dict``; ``python -m experiments.bench_agents [--quick]`` prints JSON.
 Figures are per core: every timing is taken twice, as wall-clock and as this process's CPU
 time (``*_cpu``), because on a shared machine the CPU figure is the one that measures the code.
 One MCTS simulation = determinize the root, pick and apply a root action, random rollout to the
-end of the game, back up. Compile time is excluded (one warm-up call first).
+end of the game, back up. Compile time is excluded (one warm-up call first). One Cascadia
+turn-search simulation = determinize, play a candidate turn, greedy playout of every seat to the
+end, score (64 per turn at the setting in configs/eval_cascadia_4p.yaml).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.base import make_agent
+from envs.cascadia import kernels as CK
 from envs.core.registry import make_game
 
 
@@ -104,6 +108,26 @@ def run_bench(quick: bool = False) -> dict:
     out["raw_random_playout_games_per_s_cpu"] = round(_playout_rate(game, start, 300 if quick else 3000), 1)
     for key, value in _greedy_latency(game, 1 if quick else 5).items():
         out[f"greedy_{key}"] = round(value, 3) if isinstance(value, float) else value
+    out.update(_cascadia_turn_search(repeats))
+    return out
+
+
+def _cascadia_turn_search(repeats: int) -> dict[str, float]:
+    """Greedy playouts/s of the compiled Cascadia turn search, 4 players, at the start and after
+    40 turns (shorter playouts), and seconds per searched turn."""
+    game = make_game("cascadia", players=4)
+    spec = "mcts:engine=compiled,rollout=greedy,simulations=64,widening=1/0.5"
+    start = game.new_game(0)
+    mid = game.new_game(0)
+    greedy = make_agent("greedy", game)
+    rng = np.random.default_rng(0)
+    while int(mid.ctl[CK.C_TURN]) < 40 or int(mid.ctl[CK.C_PHASE]) != CK.PHASE_MARKET:
+        game.step(mid, greedy.act(mid, game.legal_mask(mid), rng))
+    out = {}
+    for where, state in (("start", start), ("mid", mid)):
+        rates = _mcts_rate(game, spec, state, repeats)
+        out[f"cascadia4p_turn_search_{where}_playouts_per_s_cpu"] = round(rates["sims_per_s_cpu"], 1)
+        out[f"cascadia4p_turn_search_{where}_s_per_turn"] = round(64 / rates["sims_per_s"], 3)
     return out
 
 
