@@ -738,33 +738,63 @@ def corridor_from(p, start, h, edges, nbr, mark, stamp, queue) -> int:
 @njit(cache=True)
 def corridor_sizes(p, edges, cells, pinfo, nbr, mark, out) -> None:
     """Largest corridor per habitat of seat p into out[0:5]."""
-    corridor_sizes_into(p, edges, cells, pinfo, nbr, mark, np.empty(MAX_CELLS, dtype=np.int32), out)
+    corridor_sizes_into(p, edges, cells, pinfo, nbr, mark, corridor_work(), out)
+
+
+@njit(cache=True)
+def corridor_work() -> np.ndarray:
+    """Scratch for :func:`corridor_sizes_into`: parent and size of each (hex, habitat) node."""
+    return np.empty((2, 5 * MAX_CELLS), dtype=np.int32)
 
 
 @step_jit
-def corridor_sizes_into(p, edges, cells, pinfo, nbr, mark, queue, out) -> None:
-    """:func:`corridor_sizes` with its flood queue given (MAX_CELLS cells). Each habitat marks
-    its own stamp (h + 1), so the marks are cleared once, not once per habitat."""
+def _root(parent, x) -> int:
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@step_jit
+def corridor_sizes_into(p, edges, cells, pinfo, nbr, mark, work, out) -> None:
+    """:func:`corridor_sizes` with its scratch given (:func:`corridor_work`), in one pass: each
+    (hex, habitat) is a node, and every shared edge whose two sides show habitat h joins the two
+    hexes' h nodes (union-find by size). ``mark`` maps cells to their placement index meanwhile
+    and is zero again on return."""
+    parent = work[0]
+    size = work[1]
     n = pinfo[p, P_NCELLS]
     for k in range(n):
-        mark[cells[p, k]] = 0
-    for h in range(5):
-        best = 0
-        for k in range(n):
-            c = cells[p, k]
-            if mark[c] == h + 1:
-                continue
-            has = False
-            for d in range(6):
-                if edges[p, c, d] == h:
-                    has = True
-            if has:
-                size = corridor_from(p, c, h, edges, nbr, mark, h + 1, queue)
-                if size > best:
-                    best = size
-        out[h] = best
+        mark[cells[p, k]] = k
+        for h in range(5):
+            parent[5 * k + h] = 5 * k + h
+            size[5 * k + h] = 1
     for k in range(n):
-        mark[cells[p, k]] = 0
+        c = cells[p, k]
+        for d in range(3):  # NE, E, SE: every shared edge is seen once, from one of its hexes
+            h = edges[p, c, d]
+            nb = nbr[c, d]
+            if nb >= 0 and edges[p, nb, d + 3] == h:  # an empty cell's edges are -1
+                x = _root(parent, 5 * k + h)
+                y = _root(parent, 5 * mark[nb] + h)
+                if x != y:
+                    if size[x] < size[y]:
+                        x, y = y, x
+                    parent[y] = x
+                    size[x] += size[y]
+    for h in range(5):
+        out[h] = 0
+    for k in range(n):
+        c = cells[p, k]
+        shown = 0
+        for d in range(6):
+            shown |= 1 << edges[p, c, d]
+        for h in range(5):
+            if (shown >> h) & 1:
+                r = size[_root(parent, 5 * k + h)]
+                if r > out[h]:
+                    out[h] = r
+        mark[c] = 0
 
 
 @step_jit
@@ -818,9 +848,10 @@ def habitat_bonuses(corr, players, tie_mode, solo_min, solo_points, out) -> None
 @njit(cache=True)
 def score_scratch(ncell):
     """Scratch for :func:`score_all_into`, for any table of up to 4 seats on ``ncell`` cells:
-    (mark, members, elk work, wildlife stats, corridors, bonuses)."""
+    (mark, members, elk work, corridor work, wildlife stats, corridors, bonuses)."""
     return (np.zeros(ncell, dtype=np.int32), np.empty(MAX_CELLS, dtype=np.int32), elk_work(MAX_CELLS),
-            np.empty(7, dtype=np.int32), np.empty((4, 5), dtype=np.int32), np.empty((4, 5), dtype=np.int32))
+            corridor_work(), np.empty(7, dtype=np.int32), np.empty((4, 5), dtype=np.int32),
+            np.empty((4, 5), dtype=np.int32))
 
 
 @njit(cache=True)
@@ -835,11 +866,11 @@ def score_all_into(edges, tokens, cells, pinfo, ctl, nbr, tables, solo_min, solo
                    scratch) -> None:
     """:func:`score_all` with its scratch given (:func:`score_scratch`; loops that score many
     tables allocate it once)."""
-    mark, members, work, wild, corr, bonus = scratch
+    mark, members, work, cwork, wild, corr, bonus = scratch
     players = ctl[C_PLAYERS]
     for p in range(players):
         wildlife_stats_into(p, tokens, cells, pinfo, nbr, tables, mark, members, work, wild)
-        corridor_sizes_into(p, edges, cells, pinfo, nbr, mark, members, corr[p])
+        corridor_sizes_into(p, edges, cells, pinfo, nbr, mark, cwork, corr[p])
         for k in range(5):
             out[p, CAT_WILDLIFE + k] = wild[k]
             out[p, CAT_CORRIDOR + k] = corr[p, k]
