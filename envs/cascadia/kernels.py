@@ -1004,10 +1004,30 @@ def random_tile_action(flist, pinfo, ctl, kind_info, agent_rng) -> int:
 
 @inline_jit
 def random_token_action(tiles, tokens, cells, pinfo, ctl, kind_info, agent_rng, out) -> int:
-    """A uniformly random target for the token in hand, or its return to the bag."""
-    n = token_targets(tiles, tokens, cells, pinfo, ctl[C_CUR], ctl[C_HAND_TOKEN], kind_info, out, 0)
+    """A uniformly random target for the token in hand, or its return to the bag: the k-th of
+    :func:`token_targets`' ascending list for k = randint(number + 1), found without sorting.
+
+    The matching hexes are collected in placement order without a branch per hex (whether a hex
+    is empty and shows the animal is unpredictable, and those mispredictions cost more than the
+    rest of the decision), then the one with exactly k smaller matches is the k-th."""
+    p = ctl[C_CUR]
+    bit = 1 << ctl[C_HAND_TOKEN]
+    n = 0
+    for i in range(pinfo[p, P_NCELLS]):
+        c = cells[p, i]
+        out[n] = c
+        n += (tokens[p, c] < 0) & ((kind_info[tiles[p, c], 0] & bit) != 0)
     k = randint(agent_rng, n + 1)
-    return A_RETURN if k == n else out[k]
+    if k == n:
+        return A_RETURN
+    for i in range(n):
+        c = out[i]
+        rank = 0
+        for j in range(n):
+            rank += out[j] < c
+        if rank == k:
+            return A_TOKEN + c
+    return A_RETURN
 
 
 @step_jit
