@@ -187,6 +187,14 @@ def setup_game(players, starter_order, tiles, rots, edges, tokens, front, cells,
                market, stack, bag, ctl, rng, nbr, kind_edges, starter_cells, num_tiles, tiles_used,
                per_animal, supply, tie_mode):
     """Deal a new game: starters, the shuffled stack of ``tiles_used`` tiles, the bag, the market."""
+    clear_areas(tiles, rots, edges, tokens, front, cells, flist)
+    deal_game(players, starter_order, tiles, rots, edges, front, cells, flist, pinfo, market, stack, bag, ctl,
+              rng, nbr, kind_edges, starter_cells, num_tiles, tiles_used, per_animal, supply, tie_mode)
+
+
+@step_jit
+def clear_areas(tiles, rots, edges, tokens, front, cells, flist):
+    """Empty every seat's area (all cells of the window)."""
     tiles[:] = -1
     rots[:] = 0
     edges[:] = -1
@@ -194,6 +202,33 @@ def setup_game(players, starter_order, tiles, rots, edges, tokens, front, cells,
     front[:] = 0
     cells[:] = -1
     flist[:] = -1
+
+
+@step_jit
+def clear_used(players, tiles, rots, edges, tokens, front, cells, flist, pinfo, nbr):
+    """Empty the areas of a finished deal by touching only what it wrote (its cells and their
+    neighbours' counts): the same arrays as :func:`clear_areas` on areas that were empty before
+    that deal, without writing the whole window (loops that deal many games)."""
+    for p in range(players):
+        for k in range(pinfo[p, P_NCELLS]):
+            c = cells[p, k]
+            tiles[p, c] = -1
+            rots[p, c] = 0
+            tokens[p, c] = -1
+            front[p, c] = 0
+            for d in range(6):
+                edges[p, c, d] = -1
+                nb = nbr[c, d]
+                if nb >= 0:
+                    front[p, nb] = 0
+            cells[p, k] = -1
+        flist[p, :] = -1
+
+
+@step_jit
+def deal_game(players, starter_order, tiles, rots, edges, front, cells, flist, pinfo, market, stack, bag, ctl,
+              rng, nbr, kind_edges, starter_cells, num_tiles, tiles_used, per_animal, supply, tie_mode):
+    """:func:`setup_game` on empty areas."""
     pinfo[:] = 0
     ctl[:] = 0
     for s in range(starter_order.shape[0]):
@@ -1102,17 +1137,18 @@ def random_games(games, players, seed, nbr, kind_edges, kind_info, tables, start
     scratch = score_scratch(ncell)
     out = np.empty(MAX_LEGAL, dtype=np.int32)
     steps = 0
+    clear_areas(tiles, rots, edges, tokens, front, cells, flist)
     for g in range(games):
         rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(2 * g + 1)
         agent[0] = rng[0] ^ np.uint64(0xD1B54A32D192ED03)
-        setup_game(players, order, tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack,
-                   bag, ctl, rng, nbr, kind_edges, starter_cells, num_tiles, tiles_used, per_animal,
-                   supply, 0)
+        deal_game(players, order, tiles, rots, edges, front, cells, flist, pinfo, market, stack, bag, ctl,
+                  rng, nbr, kind_edges, starter_cells, num_tiles, tiles_used, per_animal, supply, 0)
         steps += play_random_into(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
                                   ctl, rng, nbr, kind_edges, kind_info, agent, out)
         score_all_into(edges, tokens, cells, pinfo, ctl, nbr, tables, solo_min, solo_points, score, scratch)
         for p in range(players):
             totals[g, p] = score[p, CAT_TOTAL]
+        clear_used(players, tiles, rots, edges, tokens, front, cells, flist, pinfo, nbr)
     return steps
 
 

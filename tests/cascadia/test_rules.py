@@ -306,6 +306,20 @@ def test_same_seed_same_game_and_compiled_loop_matches_python_engine():
     assert g.new_game(1).stack.tolist() != g.new_game(2).stack.tolist()
 
 
+def test_clear_used_leaves_the_areas_as_a_full_clear_does():
+    """random_games empties a finished deal's areas by touching only its cells (clear_used)."""
+    for players in (1, 4):
+        g = CascadiaGame(players=players)
+        used = g.new_game(5)
+        g.play_random_compiled(used, new_stream(5, "agent"))
+        full = used.copy()
+        K.clear_areas(full.tiles, full.rots, full.edges, full.tokens, full.front, full.cells, full.flist)
+        K.clear_used(players, used.tiles, used.rots, used.edges, used.tokens, used.front, used.cells,
+                     used.flist, used.pinfo, g.nbr)
+        for name in ("tiles", "rots", "edges", "tokens", "front", "cells", "flist"):
+            assert np.array_equal(getattr(used, name), getattr(full, name)), name
+
+
 def test_determinize_resamples_only_the_unseen_future():
     g = CascadiaGame(players=3)
     s = g.new_game(31)
