@@ -443,7 +443,7 @@ def end_turn(pinfo, market, stack, bag, ctl, rng):
         market[0, ctl[C_SLOT_TILE]] = stack[ctl[C_STACK_POS]]
         ctl[C_STACK_POS] += 1
         market[1, ctl[C_SLOT_TOKEN]] = draw_token(bag, rng)
-        ctl[C_CUR] = (p + 1) % ctl[C_PLAYERS]
+        ctl[C_CUR] = p + 1 if p + 1 < ctl[C_PLAYERS] else 0  # (p + 1) % players, without a division
     ctl[C_PHASE] = PHASE_MARKET
     ctl[C_THREE_USED] = 0
     ctl[C_ACTED] = 0
@@ -1034,6 +1034,8 @@ def random_tile_action(flist, pinfo, ctl, kind_info, agent_rng) -> int:
     p = ctl[C_CUR]
     nrot = int(kind_info[ctl[C_HAND_TILE], 2])
     k = randint(agent_rng, pinfo[p, P_NFRONT] * nrot)
+    if nrot == 6:  # a constant divisor is a multiply; a variable one a slow hardware division
+        return A_TILE + 6 * flist[p, k // 6] + k % 6
     return A_TILE + 6 * flist[p, k // nrot] + k % nrot
 
 
