@@ -13,9 +13,10 @@ mean times per game):
   redraws), then about 250 decisions, each uniformly random among the legal ones: a market
   decision (pairs, paid free choices and redraws, the free three-of-a-kind redraw) is drawn by
   counting the options and indexing the k-th; a placement uniformly over frontier x rotations,
-  indexed the same way; a token target uniformly over the matching empty hexes (listed) and the
-  return to the bag. Each decision is applied (refill, overpopulation, nature tokens), and the
-  finished table is scored in full (exact elk split, corridors, majority bonuses).
+  indexed the same way; a token target uniformly over the matching empty hexes (counted, the k-th
+  ascending one found by rank) and the return to the bag. Each decision is applied (refill,
+  overpopulation, nature tokens), and the finished table is scored in full (exact elk split,
+  corridors, majority bonuses); between games only the cells the last deal used are emptied.
 * reference, ``reference.play_random_game``: the same deal and turn flow in plain Python; market
   options listed as tuples and one picked with ``random.choice``, a frontier position and a
   rotation each uniformly (the same distribution as uniform over position x rotation), a token
