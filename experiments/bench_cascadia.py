@@ -23,7 +23,7 @@ mean times per game):
   target uniformly over the matching empty hexes and the return, then ``score_boards``.
 
 Both draw every decision from the same distribution over the legal moves and both score the
-final table once; each side is timed as the fastest of three batches of the same games. The
+final table once; each side is timed as the fastest of five batches of the same games. The
 random streams differ (SplitMix64 against Python's ``random``), so the two play different games
 of the same kind. The scoring figures time ``kernels.score_all`` (its scratch allocated per
 call) against ``reference.score_boards`` on the same finished table.
@@ -51,7 +51,7 @@ def _per_call(fn, repeats: int) -> float:
     return (time.perf_counter() - start) / repeats
 
 
-def _best_batch(fn, batches: int = 3) -> float:
+def _best_batch(fn, batches: int = 5) -> float:
     """Seconds of the fastest of ``batches`` runs of ``fn`` (both engines are timed this way, each
     batch the same games, so a busy machine slows neither side's figure more than the other's)."""
     best = float("inf")
@@ -91,7 +91,7 @@ def run_bench(quick: bool = False) -> dict:
     """Measure and return the figures (``quick``: fewer repetitions)."""
     game = CascadiaGame(players=4)
     d = game.data
-    games = 200 if quick else 3000
+    games = 200 if quick else 10000  # batches of about 0.3 s: short ones swing with the machine's load
     totals = np.zeros((games, 4), dtype=np.int32)
     args = (NEIGHBORS, d.kind_edges, d.kind_info, d.score_tables, STARTER_CELLS, NUM_TILES, d.tiles_used(4),
             d.wildlife_per_animal, d.nature_tokens, d.solo_bonus_min, d.solo_bonus_points)
@@ -99,7 +99,7 @@ def run_bench(quick: bool = False) -> dict:
     decisions = K.random_games(games, 4, 1, *args, totals)
     compiled_ms = _best_batch(lambda: K.random_games(games, 4, 1, *args, totals)) / games * 1e3
 
-    ref_games = 3 if quick else 20
+    ref_games = 3 if quick else 60
     R.play_random_game(ref_games, 4)  # warm-up outside the timing, as for the compiled side
 
     def reference_batch():
