@@ -175,11 +175,11 @@ class MCTSAgent:
         legal = np.flatnonzero(legal_mask)
         if legal.size == 0:
             raise RuntimeError("no legal action: the game should be over")
+        if self._turn_search is not None:  # plans whole turns, forced decisions included
+            return self._turn_search.act(state, legal_mask, rng)
         if legal.size == 1:
             self.last_stats = {"simulations": 0, "seconds": 0.0, "forced": True}
             return int(legal[0])
-        if self._turn_search is not None:
-            return self._turn_search.act(state, legal_mask, rng)
         if self._compiled is not None:
             return self._act_compiled(state, legal_mask, legal, rng)
         game = self.game

@@ -152,7 +152,7 @@ class TurnSearch:
         self.game = agent.game
         self.weights = np.array(list(DEFAULT_WEIGHTS.values()))
         self._plan: list[int] = []
-        self._plan_key: tuple[int, int] | None = None
+        self._plan_key: tuple[int, ...] | None = None
 
     @staticmethod
     def check_options(rollout: str, max_depth: int | None, determinize_every: int, paired: bool) -> None:
@@ -162,18 +162,28 @@ class TurnSearch:
                               "playouts: it needs rollout=greedy and no max_depth or determinize_every")
 
     @staticmethod
-    def _key(state) -> tuple[int, int]:
-        """(turn, seat): the same for every decision of one turn."""
-        return int(state.ctl[K.C_TURN]), int(state.ctl[K.C_CUR])
+    def _key(state) -> tuple[int, ...]:
+        """The same for every decision of one turn of one game: turn, seat, the game's starter
+        tiles and the last tile dealt (so a plan never carries over to another game)."""
+        c = state.ctl
+        pos = int(c[K.C_STACK_POS])
+        return (int(c[K.C_TURN]), int(c[K.C_CUR]), pos, int(state.stack[pos - 1]),
+                *(int(t) for t in state.starters))
 
     def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
         """The next action of this turn's plan, searching a new plan when none fits ``state``."""
-        if self._plan and self._plan_key == self._key(state) and legal_mask[self._plan[0]]:
+        key = self._key(state)
+        if self._plan and self._plan_key == key and legal_mask[self._plan[0]]:
             self.agent.last_stats = {"simulations": 0, "seconds": 0.0, "planned": True}
             return self._plan.pop(0)
+        self._plan = []
+        legal = np.flatnonzero(legal_mask)
+        if legal.size == 1:
+            self.agent.last_stats = {"simulations": 0, "seconds": 0.0, "forced": True}
+            return int(legal[0])
         plan = self._search(state, legal_mask, rng)
         self._plan = [int(a) for a in plan[1:] if a >= 0]
-        self._plan_key = self._key(state)
+        self._plan_key = key
         return int(plan[0])
 
     def _search(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:

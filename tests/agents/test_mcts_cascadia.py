@@ -114,3 +114,20 @@ def test_search_options_that_do_not_apply_are_refused():
         make_agent("mcts:engine=compiled", game)
     with pytest.raises(ConfigError, match="rollout=greedy"):
         make_agent("mcts:engine=compiled,rollout=greedy,max_depth=3", game)
+
+
+def test_a_plan_never_carries_over_to_another_game():
+    game, state = _midgame(4, 7)
+    _, other = _midgame(4, 107)
+    assert int(other.ctl[K.C_TURN]) == int(state.ctl[K.C_TURN]) and int(other.ctl[K.C_CUR]) == int(
+        state.ctl[K.C_CUR])
+    agent = make_agent(SPEC, game)
+    rng = np.random.default_rng(0)
+    agent.act(state, game.legal_mask(state), rng)  # plans the rest of this turn
+    greedy = CascadiaGreedyAgent(game)
+    game.step(other, greedy.act(other, game.legal_mask(other), rng))  # the other game's tile phase
+    mask = game.legal_mask(other)
+    stale = agent._turn_search._plan[0]
+    assert mask[stale]  # the first game's planned tile would be legal here: only the key stops it
+    action = agent.act(other, mask, rng)
+    assert mask[action] and agent.last_stats["simulations"] == 12 and "planned" not in agent.last_stats
