@@ -144,7 +144,7 @@ class MCTSAgent:
             self._compiled = _compiled_search(game)
             turn_search = getattr(self._compiled, "TurnSearch", None)
             if turn_search is not None:
-                turn_search.check_options(rollout, max_depth, determinize_every, paired)
+                turn_search.check_options(rollout, max_depth, determinize_every, simulations)
             elif rollout != "random" or max_depth not in (None, 1) or determinize_every != 1 or paired:
                 raise ConfigError("mcts: engine=compiled is the root bandit with random rollouts: it takes "
                                   "no rollout, max_depth, determinize_every or paired option")

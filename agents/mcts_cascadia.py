@@ -155,11 +155,16 @@ class TurnSearch:
         self._plan_key: tuple[int, ...] | None = None
 
     @staticmethod
-    def check_options(rollout: str, max_depth: int | None, determinize_every: int, paired: bool) -> None:
-        """This search always uses paired greedy playouts of whole turns."""
+    def check_options(rollout: str, max_depth: int | None, determinize_every: int, simulations: int | None,
+                      ) -> None:
+        """This search always uses paired greedy playouts of whole turns, and its width comes from
+        the playout budget (a time limit only caps it)."""
         if rollout != "greedy" or max_depth not in (None, 1) or determinize_every != 1:
             raise ConfigError("mcts: engine=compiled for cascadia searches whole turns with greedy "
                               "playouts: it needs rollout=greedy and no max_depth or determinize_every")
+        if simulations is None:
+            raise ConfigError("mcts: engine=compiled for cascadia needs simulations (playouts per turn; "
+                              "they set how many turns are compared); time_limit can cap them")
 
     @staticmethod
     def _key(state) -> tuple[int, ...]:
@@ -192,7 +197,7 @@ class TurnSearch:
         cands = cands[legal_mask[cands[:, 0]]]
         player = game.current_player(state)
         k_widen, alpha = agent.widening
-        budget = agent.simulations if agent.simulations is not None else 1 << 30
+        budget = agent.simulations
         width = cands.shape[0] if k_widen <= 0 else min(cands.shape[0], math.ceil(k_widen * budget ** alpha))
         width = max(width, 1)
         futures = max(1, budget // width)

@@ -114,6 +114,8 @@ def test_search_options_that_do_not_apply_are_refused():
         make_agent("mcts:engine=compiled", game)
     with pytest.raises(ConfigError, match="rollout=greedy"):
         make_agent("mcts:engine=compiled,rollout=greedy,max_depth=3", game)
+    with pytest.raises(ConfigError, match="needs simulations"):
+        make_agent("mcts:engine=compiled,rollout=greedy,simulations=none,time_limit=1", game)
 
 
 def test_a_plan_never_carries_over_to_another_game():
@@ -131,3 +133,13 @@ def test_a_plan_never_carries_over_to_another_game():
     assert mask[stale]  # the first game's planned tile would be legal here: only the key stops it
     action = agent.act(other, mask, rng)
     assert mask[action] and agent.last_stats["simulations"] == 12 and "planned" not in agent.last_stats
+
+
+def test_time_budget_stops_after_the_futures_that_fit():
+    game, state = _midgame(4, 9)
+    agent = make_agent("mcts:engine=compiled,rollout=greedy,simulations=100000,time_limit=0.05", game)
+    agent.act(state, game.legal_mask(state), np.random.default_rng(0))  # compiles
+    agent.act(state, game.legal_mask(state), np.random.default_rng(1))
+    stats = agent.last_stats
+    assert stats["seconds"] < 1.0 and stats["best_visits"] >= 1
+    assert stats["simulations"] == stats["best_visits"] * stats["children"]  # whole futures only
