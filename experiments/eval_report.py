@@ -76,7 +76,9 @@ def write_report(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> list[P
     lines = [f"# {run.spec.game}: evaluation of {', '.join(summary['agents'])}", "",
              f"{summary['games']} seeds ({summary['seeds']}), {run.players} player(s), "
              f"{summary['games_played']} games; every agent played the same seeds (common random numbers).",
-             f"Score compared: {run.spec.metric}; seating: {_seating_text(run)}.",
+             f"Score compared: {run.spec.metric}; seating: {_seating_text(run)}."
+             + (" SD and percentiles describe single seats; SE and CIs take the seed as the unit (the seats"
+                " of one seed are not independent)." if run.players > 1 else ""),
              "", *markdown_tables(summary), "", "![scores](scores.png)"]
     if summary["pairs"]:
         lines.append("![paired differences](paired_differences.png)")

@@ -260,6 +260,12 @@ def summarize_run(run: EvalRun, bootstrap_seed: int = 0) -> dict[str, Any]:
     for agent in agents:
         mine = rows[rows.agent == agent]
         entry = stats.summarize(mine[column], bootstrap_seed=bootstrap_seed).as_dict()
+        seed_means = mine.groupby("seed")[column].mean()
+        if len(seed_means) < len(mine):
+            # several seats per seed share that seed's deck and table, so they are not independent:
+            # SD and percentiles describe single seats, SE and CIs take the seed as the unit
+            unit = stats.summarize(seed_means, bootstrap_seed=bootstrap_seed)
+            entry.update(se=unit.se, ci95_t=unit.ci95_t, ci95_bootstrap=unit.ci95_bootstrap, n_seeds=unit.n)
         entry["categories"] = {c[4:]: float(mine[c].mean()) for c in categories}
         decisions = mine.decisions.sum()
         entry["decision_ms_mean"] = float((mine.decision_ms_mean * mine.decisions).sum() / max(1, decisions))

@@ -96,6 +96,9 @@ def test_eval_same_seating_gives_each_agent_its_own_table_and_compares_the_metri
     assert summary["pairs"][0]["mean_difference"] != pytest.approx(
         mine.total.mean() - games[games.agent != "random"].total.mean())  # gambles, not totals
     assert summary["agents"]["random"]["mean"] == pytest.approx(mine.x_gambles.mean())
+    # the CI treats the seed as the unit: the three seats of one table are not independent
+    assert summary["agents"]["random"]["ci95_t"] == pytest.approx(stats.t_interval(per_seed["random"]))
+    assert summary["agents"]["random"]["n_seeds"] == 12 and summary["agents"]["random"]["n"] == 36
     assert "win_rates" not in summary and "ratings" not in summary
     assert summary["metric"] == "gambles" and summary["seating"] == "same"
     assert "each agent in every seat of its own table" in (tmp_path / "report.md").read_text()
