@@ -465,6 +465,12 @@ class CartographersGame(Game):
         K.observation_into(state.arrays(), self.tb, int(player), out)
         return out
 
+    def layout(self):
+        """Board planes, vector features and spatial actions (:mod:`envs.cartographers.layout`)."""
+        from envs.cartographers.layout import cartographers_layout
+
+        return cartographers_layout()
+
     def observation_bounds(self) -> tuple[float, float]:
         """Range of every observation entry: one-hots and ratios (coins/14 <= 21/14, time/8 <= 10/8)."""
         return 0.0, 2.0

@@ -104,6 +104,11 @@ class Game(abc.ABC):
     def observation_shape(self) -> tuple[int, ...]:
         """Shape of :meth:`observation` (fixed for the game's options)."""
 
+    def layout(self):
+        """The :class:`envs.core.layout.GameLayout` of the observation and the action codec
+        (board planes, vector features, spatial and non-spatial actions) that networks build on."""
+        raise NotImplementedError(f"{self.name} declares no observation/action layout")
+
     def observation_bounds(self) -> tuple[float, float]:
         """Lowest and highest value any observation entry can take (for the env's Box)."""
         return float("-inf"), float("inf")
