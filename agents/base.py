@@ -33,6 +33,7 @@ AGENTS: dict[str, str] = {
     "random": "agents.random:RandomAgent",
     "greedy": "agents.greedy:make_greedy",
     "mcts": "agents.mcts:MCTSAgent",
+    "ppo": "agents.ppo.agent:make_ppo",
 }
 
 
@@ -44,8 +45,11 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     name, _, rest = spec.partition(":")
     options: dict[str, Any] = {}
     if rest:
-        for part in rest.split(","):
+        for index, part in enumerate(rest.split(",")):
             key, eq, raw = part.partition("=")
+            if index == 0 and not eq and key.strip():  # "ppo:runs/x/policy.pt": a bare first word is the path
+                options["path"] = key.strip()
+                continue
             if not eq or not key.strip():
                 raise ConfigError(f"agent option {part!r} in {spec!r} is not of the form key=value")
             options[key.strip()] = _parse_value(raw.strip())

@@ -1,0 +1,81 @@
+"""The ``ppo:`` agent: a trained network playing with torch alone (no Ray).
+
+``ppo:runs/train/cartographers-solo`` (a checkpoint folder: its ``policy.pt``, else ``best/`` or
+``latest/``), or ``ppo:path/to/policy.pt``. Options: ``temperature`` (softmax temperature when
+sampling, default 1), ``sample`` (false: the masked argmax, the default; true: sample from the
+masked softmax with the seat's rng), ``device`` ("cpu" or "cuda").
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.ppo.network import masked_logits
+from agents.ppo.policy_file import build_network, load_policy_payload
+from envs.core.errors import ConfigError
+from envs.core.game import Game, State
+
+
+class PPOAgent:
+    """Masked argmax (or masked sampling) over a trained network's logits."""
+
+    def __init__(self, game: Game, path: str | None = None, temperature: float = 1.0,
+                 sample: bool = False, device: str = "cpu", **unknown: Any):
+        if unknown:
+            raise ConfigError(f"ppo: unknown option(s) {', '.join(sorted(unknown))}; "
+                              "known: path (ppo:<path>), temperature, sample, device")
+        if not path:
+            raise ConfigError("ppo needs a checkpoint: ppo:<checkpoint folder or policy.pt>")
+        if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not temperature > 0:
+            raise ConfigError(f"ppo: temperature must be a positive number, got {temperature!r}")
+        if not isinstance(sample, bool):
+            raise ConfigError(f"ppo: sample must be true or false, got {sample!r}")
+        if device not in ("cpu", "cuda"):
+            raise ConfigError(f"ppo: device must be cpu or cuda, got {device!r}")
+        if device == "cuda" and not torch.cuda.is_available():
+            raise ConfigError("ppo: device=cuda but torch sees no GPU")
+        self.game = game
+        self.payload = load_policy_payload(path)
+        self.net = build_network(self.payload, game).to(device)
+        self.device = device
+        self.temperature = float(temperature)
+        self.sample = sample
+        self.name = f"ppo:{path}"
+        self.last_explanation: dict[str, Any] | None = None
+
+    def evaluate(self, state: State) -> tuple[np.ndarray, float]:
+        """Raw logits over all actions and the value (expected final score) for the player to act."""
+        obs = np.asarray(self.game.observation(state, self.game.current_player(state)), dtype=np.float32)
+        with torch.no_grad():
+            logits, value = self.net(torch.from_numpy(obs).to(self.device)[None])
+        return logits[0].cpu().numpy(), float(value[0])
+
+    def policy(self, state: State, legal_mask: np.ndarray) -> tuple[np.ndarray, float]:
+        """Probabilities over all actions (0 where illegal, at this temperature) and the value."""
+        logits, value = self.evaluate(state)
+        mask = torch.from_numpy(np.asarray(legal_mask, dtype=np.float32))
+        scaled = masked_logits(torch.from_numpy(logits) / self.temperature, mask)
+        return torch.softmax(scaled, dim=0).numpy(), value
+
+    def act(self, state: State, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
+        legal = np.flatnonzero(legal_mask)
+        if legal.size == 0:
+            raise RuntimeError("no legal action: the game should be over")
+        probs, value = self.policy(state, legal_mask)
+        if self.sample:
+            p = probs[legal].astype(np.float64)
+            action = int(legal[rng.choice(legal.size, p=p / p.sum())])
+        else:
+            action = int(legal[np.argmax(probs[legal])])
+        top = legal[np.argsort(-probs[legal], kind="stable")[:5]]
+        self.last_explanation = {"value": value,
+                                 "candidates": [{"action": int(a), "prob": float(probs[a])} for a in top]}
+        return action
+
+
+def make_ppo(game: Game, path: str | None = None, **options: Any) -> PPOAgent:
+    """Registry factory: ``ppo:<path>`` passes the path as the spec's first bare word."""
+    return PPOAgent(game, path=path, **options)

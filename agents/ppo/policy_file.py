@@ -1,0 +1,112 @@
+"""``policy.pt``: a trained network that loads with torch alone.
+
+One file holds what is needed to rebuild and check the network: the format version, the game's
+name and options, the observation size and action count, the network config and the weights.
+A checkpoint folder of ``meeplelab train`` holds one; so can any folder or path given to the
+``ppo:`` agent.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from agents.ppo.network import BoardPolicyValueNet, NetConfig
+from envs.core.errors import ConfigError
+from envs.core.game import Game
+
+POLICY_FILE = "policy.pt"
+FORMAT_VERSION = 1
+
+
+def policy_payload(net: BoardPolicyValueNet, game: Game, game_options: dict[str, Any],
+                   meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The dict that :func:`save_policy` writes (weights copied to CPU)."""
+    return {
+        "format": "meeplelab-policy",
+        "version": FORMAT_VERSION,
+        "game": game.name,
+        "game_options": dict(game_options),
+        "num_players": int(game.num_players()),
+        "obs_size": int(net.obs_size),
+        "num_actions": int(net.num_actions),
+        "net_config": net.config.as_dict(),
+        "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
+        "meta": dict(meta or {}),
+    }
+
+
+def save_policy(path: str | Path, net: BoardPolicyValueNet, game: Game, game_options: dict[str, Any],
+                meta: dict[str, Any] | None = None) -> Path:
+    """Write ``policy.pt`` atomically (a temp file renamed into place) and return its path."""
+    path = Path(path)
+    if path.is_dir() or path.suffix != ".pt":
+        path = path / POLICY_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    buffer = io.BytesIO()
+    torch.save(policy_payload(net, game, game_options, meta), buffer)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(buffer.getvalue())
+    tmp.replace(path)
+    return path
+
+
+def resolve_policy_path(path: str | Path) -> Path:
+    """``policy.pt`` itself, or the one inside a checkpoint folder (or its ``latest``/``best``)."""
+    p = Path(path).expanduser()
+    if p.is_dir():
+        for candidate in (p / POLICY_FILE, p / "best" / POLICY_FILE, p / "latest" / POLICY_FILE):
+            if candidate.is_file():
+                return candidate
+        raise ConfigError(f"no {POLICY_FILE} in checkpoint folder {str(p)!r}")
+    if not p.exists():
+        raise ConfigError(f"policy file {str(p)!r} does not exist")
+    return p
+
+
+def load_policy_payload(path: str | Path) -> dict[str, Any]:
+    """Read and check a policy file; any problem is one ConfigError naming the file."""
+    p = resolve_policy_path(path)
+    try:
+        payload = torch.load(p, map_location="cpu", weights_only=True)
+    except Exception as exc:  # torch raises many types for a damaged file
+        raise ConfigError(f"policy file {str(p)!r} is corrupt or not a meeplelab policy "
+                          f"({type(exc).__name__})") from None
+    if not isinstance(payload, dict) or payload.get("format") != "meeplelab-policy":
+        raise ConfigError(f"{str(p)!r} is not a meeplelab policy file")
+    if payload.get("version") != FORMAT_VERSION:
+        raise ConfigError(f"policy file {str(p)!r} has format version {payload.get('version')!r}; "
+                          f"this meeplelab reads version {FORMAT_VERSION}")
+    payload["path"] = str(p)
+    return payload
+
+
+def check_policy_fits(payload: dict[str, Any], game: Game) -> None:
+    """ConfigError unless the policy was trained for this game, player count and spaces."""
+    where = payload.get("path", "policy")
+    if payload["game"] != game.name:
+        raise ConfigError(f"policy {where!r} was trained for {payload['game']}, not {game.name}")
+    if payload["num_players"] != game.num_players():
+        raise ConfigError(f"policy {where!r} was trained for {payload['num_players']} player(s), "
+                          f"this game has {game.num_players()}")
+    obs_size = int(game.observation_shape()[0])
+    if payload["obs_size"] != obs_size or payload["num_actions"] != game.num_actions:
+        raise ConfigError(f"policy {where!r} expects observations of {payload['obs_size']} and "
+                          f"{payload['num_actions']} actions; this game has {obs_size} and {game.num_actions} "
+                          f"(other game options: {payload['game_options']})")
+
+
+def build_network(payload: dict[str, Any], game: Game) -> BoardPolicyValueNet:
+    """The network of a checked policy payload, weights loaded, in eval mode."""
+    check_policy_fits(payload, game)
+    net = BoardPolicyValueNet(game.layout(), NetConfig.from_dict(payload["net_config"]))
+    try:
+        net.load_state_dict(payload["state_dict"])
+    except RuntimeError as exc:
+        raise ConfigError(f"policy {payload.get('path')!r}: weights do not fit the network "
+                          f"({str(exc).splitlines()[0]})") from None
+    net.eval()
+    return net
