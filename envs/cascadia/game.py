@@ -324,6 +324,13 @@ class CascadiaGame(Game):
 
         return observation_vector(self, state, player)
 
+    def layout(self):
+        """Board planes on the hex window, vector features, spatial and market actions
+        (:mod:`envs.cascadia.layout`)."""
+        from envs.cascadia.layout import cascadia_layout
+
+        return cascadia_layout()
+
     def render_ansi(self, state: CascadiaState, player: int | None = None) -> str:
         from envs.cascadia.render import render_text
 

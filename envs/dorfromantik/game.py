@@ -503,6 +503,12 @@ class DorfromantikGame(Game):
         vec[70:74] = np.array([b["tasks"], b["flags"], b["longest_rail"], b["longest_river"]]) / 50.0
         return out
 
+    def layout(self):
+        """Board planes and placements in the action window (:mod:`envs.dorfromantik.layout`)."""
+        from envs.dorfromantik.layout import dorfromantik_layout
+
+        return dorfromantik_layout(self.window_radius)
+
     def render_ansi(self, state: DorfState, player: int | None = None) -> str:
         from envs.dorfromantik.render import render_text
 
