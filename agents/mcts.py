@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.explain import search_statistics
 from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 
@@ -164,6 +165,9 @@ class MCTSAgent:
         self._ranker = _greedy_ranker(game) if prior == "greedy" else None
         self._rollout = _rollout_function(game, rollout)
         self.last_stats: dict[str, Any] = {}
+        #: set by a recorder: ``act`` then leaves the root's statistics in ``last_explanation``
+        self.explaining = False
+        self.last_explanation: dict[str, Any] | None = None
         self.total_simulations = 0
         self.total_seconds = 0.0
         self._turn_search = turn_search(self) if turn_search is not None else None
@@ -179,6 +183,9 @@ class MCTSAgent:
             return self._turn_search.act(state, legal_mask, rng)
         if legal.size == 1:
             self.last_stats = {"simulations": 0, "seconds": 0.0, "forced": True}
+            if self.explaining:
+                self.last_explanation = {"kind": "mcts", "chosen": int(legal[0]), "forced": True,
+                                         "candidates": [{"action": int(legal[0])}]}
             return int(legal[0])
         if self._compiled is not None:
             return self._act_compiled(state, legal_mask, legal, rng)
@@ -224,6 +231,7 @@ class MCTSAgent:
             "visits": {int(a): int(v) for a, v in zip(root.actions[:root.size], root.visits[:root.size],
                                                        strict=True)},
         }
+        self._explain_root(root, root_player, action, sims)
         return action
 
     def _act_compiled(self, state: State, legal_mask: np.ndarray, legal: np.ndarray,
@@ -268,7 +276,16 @@ class MCTSAgent:
             "best_mean": float(root.sums[best, player] / root.visits[best]),
             "visits": {int(order[i]): int(visits[i]) for i in range(size)},
         }
+        self._explain_root(root, player, int(order[best]), sims)
         return int(order[best])
+
+    def _explain_root(self, root: _Node, player: int, action: int, sims: int) -> None:
+        """With ``explaining`` set: the most visited root actions, their visits and mean return."""
+        if self.explaining:
+            size = root.size
+            means = root.sums[:size, player] / np.maximum(root.visits[:size], 1.0)
+            self.last_explanation = search_statistics("mcts", root.actions[:size], root.visits[:size], means,
+                                                      action, sims)
 
     # ---- one simulation ----------------------------------------------------------------------
 
@@ -410,7 +427,8 @@ def _rollout_function(game: Game, policy: str):
 
 
 #: games with a compiled root search (engine="compiled")
-COMPILED_SEARCH = {"cartographers": "agents.mcts_cartographers", "cascadia": "agents.mcts_cascadia"}
+COMPILED_SEARCH = {"cartographers": "agents.mcts_cartographers", "cascadia": "agents.mcts_cascadia",
+                   "dorfromantik": "agents.mcts_dorfromantik"}
 
 
 def _compiled_search(game: Game):

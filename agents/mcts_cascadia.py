@@ -34,6 +34,7 @@ import time
 import numpy as np
 from numba import njit
 
+from agents.explain import search_statistics
 from agents.greedy.cascadia import DEFAULT_WEIGHTS, NATURE_COST, plan_turn, play_greedy, token_values
 from envs.cascadia import kernels as K
 from envs.core.errors import ConfigError
@@ -180,11 +181,15 @@ class TurnSearch:
         key = self._key(state)
         if self._plan and self._plan_key == key and legal_mask[self._plan[0]]:
             self.agent.last_stats = {"simulations": 0, "seconds": 0.0, "planned": True}
+            self._explain({"kind": "mcts", "chosen": self._plan[0], "planned": True,
+                           "candidates": [{"action": self._plan[0]}]})
             return self._plan.pop(0)
         self._plan = []
         legal = np.flatnonzero(legal_mask)
         if legal.size == 1:
             self.agent.last_stats = {"simulations": 0, "seconds": 0.0, "forced": True}
+            self._explain({"kind": "mcts", "chosen": int(legal[0]), "forced": True,
+                           "candidates": [{"action": int(legal[0])}]})
             return int(legal[0])
         plan = self._search(state, legal_mask, rng)
         self._plan = [int(a) for a in plan[1:] if a >= 0]
@@ -229,5 +234,12 @@ class TurnSearch:
             "children": width, "best_visits": done, "best_mean": float(means[best]),
             "greedy_mean": float(means[0]), "visits": {int(cands[i, 0]): done for i in range(width)},
         }
+        if agent.explaining:  # the turn's first action stands for its candidate turn (visits: playouts)
+            self._explain(search_statistics("mcts", cands[:width, 0], np.full(width, done), means,
+                                            int(cands[best, 0]), sims))
         return cands[best]
+
+    def _explain(self, explanation: dict) -> None:
+        if self.agent.explaining:
+            self.agent.last_explanation = explanation
 

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, agent_label, make_agent
+from agents.explain import enable_explanations, take_explanation
 from envs.core.game import Game, State
 from envs.core.rng import numpy_generator
 
@@ -45,6 +46,8 @@ class GameRecord:
     info: dict[str, Any] = field(default_factory=dict)
     actions: list[int] = field(default_factory=list)
     final_state: State | None = None
+    #: per decision, the acting agent's view of its choice (``explain=True``; None where it offers none)
+    explanations: list[dict[str, Any] | None] = field(default_factory=list)
 
     def seat_rows(self, timing: bool = True) -> list[dict[str, Any]]:
         """One flat row per seat (categories as ``cat_<name>``, scalar extras as ``x_<name>``).
@@ -87,15 +90,19 @@ def build_agents(game: Game, agent_specs_by_seat: Sequence[str | dict[str, Any]]
 
 def play_game(game: Game, agent_specs_by_seat: Sequence[str | dict[str, Any]], seed: int,
               keep_final_state: bool = False, on_step: StepHook | None = None,
-              final_info: FinalInfo | None = None) -> GameRecord:
+              final_info: FinalInfo | None = None, explain: bool = False) -> GameRecord:
     """Play one game of ``game`` from ``seed`` with one agent spec per seat; return its record.
 
     Winners come from ``game.winners(state)`` when the game has its own tie-breaks, else from
-    the totals (a tie is a shared win)."""
+    the totals (a tie is a shared win). ``explain`` keeps each agent's view of its choices
+    (:mod:`agents.explain`; for game records), which never changes a choice."""
     players = game.num_players()
     if len(agent_specs_by_seat) != players:
         raise ValueError(f"{game.name} has {players} seats but {len(agent_specs_by_seat)} agents were given")
     agents = build_agents(game, agent_specs_by_seat)
+    explanations: list[dict[str, Any] | None] = []
+    if explain:
+        enable_explanations(agents)
     rngs = [numpy_generator(seed, f"seat{i}") for i in range(players)]
     decisions = [0] * players
     seconds = [0.0] * players
@@ -115,6 +122,8 @@ def play_game(game: Game, agent_specs_by_seat: Sequence[str | dict[str, Any]], s
         if on_step is not None:
             on_step(state, seat, action)
         actions.append(action)
+        if explain:
+            explanations.append(take_explanation(agents[seat]))
         game.step(state, action)
     wall = time.perf_counter() - started
     sheets = game.scores(state)
@@ -134,6 +143,7 @@ def play_game(game: Game, agent_specs_by_seat: Sequence[str | dict[str, Any]], s
         info={k: _plain(v) for k, v in final_info(state).items()} if final_info else {},
         actions=actions,
         final_state=state if keep_final_state else None,
+        explanations=explanations,
     )
 
 

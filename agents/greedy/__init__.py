@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.explain import ranked_values
 from envs.core.errors import ConfigError
 from envs.core.game import Game
 
@@ -21,7 +22,11 @@ from envs.core.game import Game
 class ValueGreedy:
     """Base of greedy agents that value their candidate moves: a subclass provides
     ``action_values(state) -> (actions, values)`` and gets ``act`` (the best legal action, ties
-    broken by the seat's rng) and ``rank_actions`` (legal actions best first, the MCTS prior)."""
+    broken by the seat's rng) and ``rank_actions`` (legal actions best first, the MCTS prior).
+    With ``explaining`` set, ``act`` leaves its ranked values in ``last_explanation``."""
+
+    explaining = False
+    last_explanation: dict[str, Any] | None = None
 
     def action_values(self, state) -> tuple[np.ndarray, np.ndarray]:
         raise NotImplementedError
@@ -41,7 +46,10 @@ class ValueGreedy:
         if actions.size == 0:
             raise RuntimeError("no legal action: the game should be over")
         best = np.flatnonzero(values >= values.max() - 1e-9)
-        return int(actions[best[rng.integers(best.size)]])
+        choice = int(actions[best[rng.integers(best.size)]])
+        if self.explaining:
+            self.last_explanation = ranked_values("greedy", actions, values, choice)
+        return choice
 
 
 def check_game(game: Game, expected: str) -> None:

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from agents.explain import ranked_values
 from agents.greedy import check_game, parse_weights
 from envs.cascadia import kernels as K
 from envs.core.game import Game
@@ -486,6 +487,9 @@ class CascadiaGreedyAgent:
                                      np.array(list(DEFAULT_WEIGHTS.values())))
         #: how often the planned action was not legal and the first legal one was played instead
         self.fallbacks = 0
+        #: set by a recorder: ``act`` then leaves its planned values in ``last_explanation``
+        self.explaining = False
+        self.last_explanation: dict[str, Any] | None = None
 
     def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
         g, s = self.game, state
@@ -509,13 +513,24 @@ class CascadiaGreedyAgent:
         if not legal_mask[action]:  # never expected; stay legal whatever happens
             self.fallbacks += 1
             action = int(np.flatnonzero(legal_mask)[0])
+        if self.explaining:
+            legal = np.flatnonzero(legal_mask)
+            self.last_explanation = ranked_values("greedy", legal, self._planned_values(state)[legal], action)
         return action
 
     def rank_actions(self, state, legal_mask: np.ndarray) -> np.ndarray:
         """Legal actions best first: market options, tile placements and token targets by planned
         value (the greedy choice always first)."""
-        g, s = self.game, state
         legal = np.flatnonzero(legal_mask)
+        score = self._planned_values(state)
+        best = self.act(state, legal_mask, np.random.default_rng(0))
+        score[best] = 1e12
+        order = legal[np.argsort(-score[legal], kind="stable")]
+        return order
+
+    def _planned_values(self, state) -> np.ndarray:
+        """Planned value of every action of the current phase (-1e12 for the others)."""
+        g, s = self.game, state
         p = int(s.ctl[K.C_CUR])
         supply = int(s.ctl[K.C_SUPPLY])
         score = np.full(g.num_actions, -1e12)
@@ -568,10 +583,7 @@ class CascadiaGreedyAgent:
                       s.cells, s.flist, s.pinfo, g.nbr, g.kind_edges, g.kind_info, g.tables, supply,
                       self.weights, values)
             score[:] = values
-        best = self.act(state, legal_mask, np.random.default_rng(0))
-        score[best] = 1e12
-        order = legal[np.argsort(-score[legal], kind="stable")]
-        return order
+        return score
 
 
 GreedyAgent = CascadiaGreedyAgent

@@ -1,0 +1,54 @@
+"""Agents' own view of a choice, for game records and the replay viewer.
+
+An agent that can explain itself has an ``explaining`` attribute (False by default). When a
+recorder sets it to True, every ``act`` also leaves ``last_explanation``: a small JSON-able dict
+
+``{"kind": "greedy" | "mcts" | ..., "chosen": action, "candidates": [{"action": a, ...}, ...]}``
+
+with the best candidates first: ``value`` for a greedy agent (its ranked values), ``visits`` and
+``value`` (mean return of the acting seat) for a search, ``probability`` and ``value`` for a network.
+Explaining never changes a choice: it reads what ``act`` computed anyway and draws no random numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+#: candidates kept per decision (the viewer highlights these)
+TOP_K = 8
+
+
+def enable_explanations(agents: Sequence[Any]) -> None:
+    """Ask every agent that can explain itself to do so from now on."""
+    for agent in agents:
+        if hasattr(agent, "explaining"):
+            agent.explaining = True
+            agent.last_explanation = None
+
+
+def take_explanation(agent: Any) -> dict[str, Any] | None:
+    """The explanation ``agent`` left for its last decision (None if it offers none); cleared after."""
+    found = getattr(agent, "last_explanation", None)
+    if found is not None:
+        agent.last_explanation = None
+    return found
+
+
+def ranked_values(kind: str, actions: np.ndarray, values: np.ndarray, chosen: int,
+                  top: int = TOP_K) -> dict[str, Any]:
+    """Explanation of a value-ranked choice: the ``top`` best actions with their values."""
+    order = np.argsort(-np.asarray(values, dtype=np.float64), kind="stable")[:top]
+    return {"kind": kind, "chosen": int(chosen), "legal": int(len(actions)),
+            "candidates": [{"action": int(actions[i]), "value": round(float(values[i]), 4)} for i in order]}
+
+
+def search_statistics(kind: str, actions: np.ndarray, visits: np.ndarray, values: np.ndarray, chosen: int,
+                      simulations: int, top: int = TOP_K) -> dict[str, Any]:
+    """Explanation of a search: the most visited root actions with visits and mean value."""
+    order = np.lexsort((-np.asarray(values, dtype=np.float64), -np.asarray(visits, dtype=np.float64)))[:top]
+    return {"kind": kind, "chosen": int(chosen), "simulations": int(simulations),
+            "candidates": [{"action": int(actions[i]), "visits": int(visits[i]),
+                            "value": round(float(values[i]), 4)} for i in order]}
