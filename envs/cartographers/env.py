@@ -69,7 +69,8 @@ class CartographersEnv(GameEnv):
     ## Arguments
 
     ``gymnasium.make("meeplelab/Cartographers-v0", players=1, opponent="random",
-    render_mode=None, seat=0, illegal_action="raise", illegal_penalty=-1.0, **game_options)``;
+    render_mode=None, seat=0, illegal_action="raise", illegal_penalty=-1.0, reward="score",
+    **game_options)``; ``reward``: "score", "margin" or "win" (:mod:`envs.core.rewards`);
     ``game_options``: ``side`` ("A"/"B"), ``edict_order`` ("random"/"fixed"), ``cards`` (4 cards
     for edicts A-D), ``coin_cap`` (14 or None), ``ambushes`` (True/False). ``render_mode``: "ansi"
     or "rgb_array". ``illegal_action="penalize"`` returns ``illegal_penalty`` and keeps the state
@@ -104,10 +105,10 @@ class CartographersEnv(GameEnv):
                           self._obs)
         if code != K.OK:
             return super().step(action)
-        reward = float(int(record[0, :, K.R_TOTAL].sum()) - before)
+        terminated = bool(self.game.is_over(self.state))
+        reward = self.solo_reward(int(record[0, :, K.R_TOTAL].sum()) - before, terminated)
         mask = self._mask.astype(np.float32)
         info = {"action_mask": mask.copy(), "score": self._score_dict(), "player": self.seat}
-        terminated = bool(self.game.is_over(self.state))
         return {"observations": self._obs.copy(), "action_mask": mask}, reward, terminated, False, info
 
     def _score_dict(self) -> dict:
@@ -130,13 +131,13 @@ class CartographersMultiAgentEnv(GameMultiAgentEnv):
     codec are those of :class:`CartographersEnv`.
 
     Arguments (keywords, or one RLlib ``env_config`` dict): ``players`` (default 2),
-    ``shared_reward``, ``illegal_action`` ("raise"/"penalize"), ``illegal_penalty``,
-    ``render_mode`` and the game options of :class:`CartographersEnv`.
+    ``shared_reward``, ``reward`` ("score"/"margin"/"win"), ``illegal_action`` ("raise"/"penalize"),
+    ``illegal_penalty``, ``render_mode`` and the game options of :class:`CartographersEnv`.
     """
 
     def __init__(self, config: dict | int | None = None, **options: Any):
         options = merge_env_config(config, options, "players")
         options.setdefault("players", 2)
         env_kwargs = {k: options.pop(k) for k in ("shared_reward", "illegal_action", "illegal_penalty",
-                                                  "render_mode") if k in options}
+                                                  "render_mode", "reward") if k in options}
         super().__init__(make_game("cartographers", **options), **env_kwargs)

@@ -66,7 +66,8 @@ class CascadiaEnv(GameEnv):
     ## Arguments
 
     ``gymnasium.make("meeplelab/Cascadia-v0", players=1, opponent="random", render_mode=None,
-    seat=0, illegal_action="raise", illegal_penalty=-1.0, second_place_tie="zero")``.
+    seat=0, illegal_action="raise", illegal_penalty=-1.0, reward="score", second_place_tie="zero")``.
+    ``reward``: "score", "margin" or "win" (:mod:`envs.core.rewards`; solo "win" pays 0).
     ``render_mode``: "ansi" or "rgb_array". RLlib may pass one ``env_config`` dict first.
 
     ## Version History
@@ -89,13 +90,13 @@ class CascadiaMultiAgentEnv(GameMultiAgentEnv):
     observation. Spaces, observation and action codec are those of :class:`CascadiaEnv`.
 
     Arguments (keywords, or one RLlib ``env_config`` dict): ``players`` (default 2),
-    ``shared_reward``, ``illegal_action`` ("raise"/"penalize"), ``illegal_penalty``,
-    ``render_mode``, ``second_place_tie``.
+    ``shared_reward``, ``reward`` ("score"/"margin"/"win"), ``illegal_action`` ("raise"/"penalize"),
+    ``illegal_penalty``, ``render_mode``, ``second_place_tie``.
     """
 
     def __init__(self, config: dict | int | None = None, **options: Any):
         options = merge_env_config(config, options, "players")
         options.setdefault("players", 2)
         env_kwargs = {k: options.pop(k) for k in ("shared_reward", "illegal_action", "illegal_penalty",
-                                                  "render_mode") if k in options}
+                                                  "render_mode", "reward") if k in options}
         super().__init__(make_game("cascadia", **options), **env_kwargs)

@@ -18,6 +18,9 @@ make that action legal. Run check_env (and any tool that sends unmasked actions)
 ``illegal_penalty`` and ``info["illegal_action"]`` names the action; the episode goes on. Real
 training keeps "raise". To sample legal actions use ``action_space.sample(mask=...)`` with
 ``info["action_mask"].astype(np.int8)``, or :meth:`GameEnv.action_masks`.
+
+Rewards (``reward``, see :mod:`envs.core.rewards`): "score" (own score change, the default),
+"margin" (own change minus the others' mean change) or "win" (a rank reward at the end only).
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from gymnasium import spaces
 
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.game import Game, State
+from envs.core.rewards import check_reward_mode, seat_value, terminal_rewards
 from envs.core.rng import numpy_generator
 
 ILLEGAL_ACTION_MODES = ("raise", "penalize")
@@ -79,7 +83,7 @@ def merge_env_config(first: Any, options: dict[str, Any], first_name: str) -> di
 
 
 #: constructor options of a game env that belong to the env, not to the game
-ENV_OPTIONS = ("seat", "opponent", "render_mode", "illegal_action", "illegal_penalty")
+ENV_OPTIONS = ("seat", "opponent", "render_mode", "illegal_action", "illegal_penalty", "reward")
 
 
 def split_env_options(players: Any, options: dict[str, Any],
@@ -107,13 +111,14 @@ class GameEnv(gym.Env):
         render_mode: None, "ansi" or "rgb_array".
         illegal_action: "raise" (default) or "penalize" (see the module docstring).
         illegal_penalty: reward of a penalized illegal action.
+        reward: "score" (default), "margin" or "win" (:mod:`envs.core.rewards`).
     """
 
     metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
     def __init__(self, game: Game, seat: int = 0, opponent: str | dict | Any = "random",
                  render_mode: str | None = None, illegal_action: str = "raise",
-                 illegal_penalty: float = -1.0):
+                 illegal_penalty: float = -1.0, reward: str = "score"):
         super().__init__()
         if not isinstance(game, Game):
             raise ConfigError(f"GameEnv needs an envs.core.game.Game, got {type(game).__name__}")
@@ -125,12 +130,14 @@ class GameEnv(gym.Env):
         self.render_mode = check_render_mode(render_mode)
         self.illegal_action = check_illegal_action_mode(illegal_action)
         self.illegal_penalty = float(illegal_penalty)
+        self.reward_mode = check_reward_mode(reward)
         self.observation_space = observation_space_for(game)
         self.action_space = spaces.Discrete(game.num_actions)
         self.state: State | None = None
         self.game_seed: int | None = None
         self._opponents: dict[int, Any] = {}
         self._opponent_rngs: dict[int, np.random.Generator] = {}
+        self._unpaid = 0.0
         if game.num_players() > 1:  # build once now, so a bad spec fails at construction
             self._opponents = {i: self._build_opponent(opponent)
                                for i in range(game.num_players()) if i != self.seat}
@@ -155,21 +162,27 @@ class GameEnv(gym.Env):
         self.game_seed = game_seed
         self.state = self.game.new_game(game_seed)
         self._opponent_rngs = {i: numpy_generator(game_seed, f"seat{i}") for i in self._opponents}
+        at_start = self._learner_value()
         self._play_opponents()
+        # what the opening moves before the learner's first turn changed is paid with its first step
+        self._unpaid = self._learner_value() - at_start
         return self._observe()
 
     def step(self, action):
         """Play the learner's ``action``, then the opponents until the learner must act again.
 
-        Reward: the change of the learner seat's total score over this step and the opponents'
-        replies. Terminated when the game ends; never truncated.
+        Reward (``reward="score"``): the change of the learner seat's total score over this step
+        and the opponents' replies; "margin" subtracts the others' mean change over the same
+        interval; "win" pays the rank reward when the game ends and 0 before. The first step also
+        pays what the seats before the learner changed at the start, so an episode's rewards add up
+        to the final score (or margin). Terminated when the game ends; never truncated.
         """
         if self.state is None:
             raise gym.error.ResetNeeded("call reset() before step()")
         if self.game.is_over(self.state):
             raise IllegalActionError(int(action), "the game is over; call reset()")
         action = int(action)
-        before = self._learner_total()
+        before = self._learner_value()
         try:
             self.game.check_legal(self.state, action)
         except IllegalActionError as exc:
@@ -180,8 +193,11 @@ class GameEnv(gym.Env):
             return obs, self.illegal_penalty, False, False, info
         self.game.step(self.state, action)
         self._play_opponents()
-        reward = float(self._learner_total() - before)
         terminated = bool(self.game.is_over(self.state))
+        reward = self._learner_value() - before + self._unpaid
+        self._unpaid = 0.0
+        if terminated and self.reward_mode == "win":
+            reward += float(terminal_rewards(self.game, self.state)[self.seat])
         obs, info = self._observe()
         return obs, reward, terminated, False, info
 
@@ -227,8 +243,18 @@ class GameEnv(gym.Env):
             action = self._opponents[player].act(self.state, mask, self._opponent_rngs[player])
             self.game.step(self.state, int(action))
 
-    def _learner_total(self) -> float:
-        return float(self.game.returns(self.state)[self.seat])
+    def _learner_value(self) -> float:
+        """The learner's reward value now (its total, or its margin; 0 for "win")."""
+        if self.reward_mode == "win":
+            return 0.0
+        return seat_value(self.reward_mode, np.asarray(self.game.returns(self.state)), self.seat)
+
+    def solo_reward(self, score_change: float, terminated: bool) -> float:
+        """The reward of a solo step whose own score changed by ``score_change``, for fused step
+        paths that track the score themselves (solo: "margin" is "score")."""
+        if self.reward_mode != "win":
+            return float(score_change)
+        return float(terminal_rewards(self.game, self.state)[0]) if terminated else 0.0
 
     def _observe(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Observation and info of the current state; the mask is computed once for both."""

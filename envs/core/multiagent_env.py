@@ -7,7 +7,9 @@ shared score of a cooperative game). An agent's first observation carries reward
 rewards that come before an agent's first action); what changed before it is paid with the next
 one, so each agent's rewards add up to its final score. When the game ends every agent that has
 observed before gets a final observation and its last reward, and ``terminateds["__all__"]`` is
-True.
+True. ``reward="margin"`` pays the change of its own score minus the others' mean score over the
+same interval (rewards add up to own final score minus the others' mean); ``reward="win"`` pays 0
+until the end and then the rank reward (:mod:`envs.core.rewards`).
 
 Observation and action spaces are the single-agent ones (:mod:`envs.core.gym_env`): a Dict of
 ``observations`` and a float32 ``action_mask``, and ``Discrete(game.num_actions)``; infos carry
@@ -37,6 +39,7 @@ from envs.core.gym_env import (
     check_render_mode,
     observation_space_for,
 )
+from envs.core.rewards import check_reward_mode, seat_value, terminal_rewards
 
 
 def agent_id(seat: int) -> str:
@@ -62,16 +65,21 @@ class GameMultiAgentEnv(MultiAgentEnv):
         illegal_action: "raise" (default) or "penalize".
         illegal_penalty: reward of a penalized illegal action.
         render_mode: None, "ansi" or "rgb_array" (the whole table).
+        reward: "score" (default), "margin" or "win"; with ``shared_reward`` only "score".
     """
 
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4}
 
     def __init__(self, game: Game, shared_reward: bool = False, illegal_action: str = "raise",
-                 illegal_penalty: float = -1.0, render_mode: str | None = None):
+                 illegal_penalty: float = -1.0, render_mode: str | None = None, reward: str = "score"):
         if not isinstance(game, Game):
             raise ConfigError(f"GameMultiAgentEnv needs an envs.core.game.Game, got {type(game).__name__}")
         self.game = game
         self.shared_reward = bool(shared_reward)
+        self.reward_mode = check_reward_mode(reward)
+        if self.shared_reward and self.reward_mode != "score":
+            raise ConfigError(f"reward={reward!r} compares seats, but shared_reward=True gives every seat "
+                              "the same score: use reward='score'")
         self.illegal_action = check_illegal_action_mode(illegal_action)
         self.illegal_penalty = float(illegal_penalty)
         self.render_mode = check_render_mode(render_mode)
@@ -134,6 +142,9 @@ class GameMultiAgentEnv(MultiAgentEnv):
             observers = [a for a in self.possible_agents if a in self._observed]
             obs = {a: self._observation(a) for a in observers}
             rewards = {a: self._reward_since_last_obs(a) for a in observers}
+            if self.reward_mode == "win":
+                final = terminal_rewards(self.game, self.state)
+                rewards = {a: rewards[a] + float(final[seat_of(a)]) for a in observers}
             infos = {a: self._info(a) for a in observers}
             terminateds = {a: True for a in observers}
             terminateds["__all__"] = True
@@ -164,10 +175,13 @@ class GameMultiAgentEnv(MultiAgentEnv):
         return agent_id(self.game.current_player(self.state))
 
     def _score(self, agent: str) -> float:
-        sheets = self.game.scores(self.state)
+        """The value whose change is ``agent``'s reward (0 throughout for "win")."""
+        if self.reward_mode == "win":
+            return 0.0
+        totals = np.array([s.total for s in self.game.scores(self.state)], dtype=np.float64)
         if self.shared_reward:
-            return float(np.mean([s.total for s in sheets]))
-        return float(sheets[seat_of(agent)].total)
+            return float(totals.mean())
+        return seat_value(self.reward_mode, totals, seat_of(agent))
 
     def _reward_since_last_obs(self, agent: str) -> float:
         if agent not in self._observed:  # first observation: 0, the baseline stays at the start

@@ -7,7 +7,9 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
+from envs.core.errors import ConfigError
 from envs.core.gym_env import GameEnv, merge_env_config
+from envs.core.rewards import check_reward_mode
 from envs.dorfromantik.game import DorfromantikGame
 
 _ENV_KEYS = ("seat", "opponent", "illegal_action", "illegal_penalty", "team")
@@ -19,6 +21,14 @@ def bounded_observation_space(game: DorfromantikGame) -> spaces.Dict:
         "observations": spaces.Box(0.0, 10.0, shape=game.observation_shape(), dtype=np.float32),
         "action_mask": spaces.Box(0.0, 1.0, shape=(game.num_actions,), dtype=np.float32),
     })
+
+
+def _check_cooperative_reward(reward: Any) -> str:
+    """Dorfromantik has one shared score, so only ``reward="score"`` means anything."""
+    if check_reward_mode(reward) != "score":
+        raise ConfigError("dorfromantik is cooperative (one shared score): reward must be 'score', "
+                          f"got {reward!r}")
+    return reward
 
 
 def _split(options: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -69,7 +79,8 @@ class DorfromantikEnv(GameEnv):
     ``players`` (1-6, default 1), ``render_mode`` (None, "ansi", "rgb_array"), game options
     (``window_radius``), ``team`` (default True), ``seat``, ``opponent`` (agent spec for the other
     seats when ``team=False``), ``illegal_action`` ("raise" or "penalize"; use "penalize" for
-    ``check_env``), ``illegal_penalty``. RLlib may pass one ``env_config`` mapping instead.
+    ``check_env``), ``illegal_penalty``, ``reward`` (only "score": the game is cooperative). RLlib may
+    pass one ``env_config`` mapping instead.
 
     ## Version History
     * v0: first campaign game (no boxes opened), 48 landscape + 25 task tiles.
@@ -78,6 +89,7 @@ class DorfromantikEnv(GameEnv):
     def __init__(self, players: Any = 1, render_mode: str | None = None, **game_options: Any):
         options = merge_env_config(players, game_options, "players")
         render_mode = options.pop("render_mode", render_mode)
+        _check_cooperative_reward(options.pop("reward", "score"))
         env_options, game_opts = _split(options)
         self.team = bool(env_options.pop("team", True))
         game = DorfromantikGame(**game_opts)
@@ -108,13 +120,16 @@ def _build_multiagent_class() -> type:
         Every seat receives the *shared* reward: the change of the common score since that seat last
         acted (``shared_reward=True``, the scores of all seats being equal). Spaces, codec, episode end
         and infos are those of :class:`DorfromantikEnv`. Arguments: ``players`` (default 2),
-        ``render_mode``, ``illegal_action``, ``illegal_penalty`` and game options.
+        ``render_mode``, ``illegal_action``, ``illegal_penalty``, ``reward`` ("score" only),
+        ``shared_reward`` (accepted and ignored: always shared) and game options.
         """
 
         def __init__(self, players: Any = 2, render_mode: str | None = None, **game_options: Any):
             options = merge_env_config(players, game_options, "players")
             render_mode = options.pop("render_mode", render_mode)
             env_options = {k: options.pop(k) for k in ("illegal_action", "illegal_penalty") if k in options}
+            _check_cooperative_reward(options.pop("reward", "score"))
+            options.pop("shared_reward", None)  # every seat's score is the shared one either way
             super().__init__(DorfromantikGame(**options), shared_reward=True, render_mode=render_mode,
                              **env_options)
             space = bounded_observation_space(self.game)
