@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib
 import sys
+from collections.abc import Sequence
 
 import click
 
@@ -41,19 +42,26 @@ def cli() -> None:
     Dorfromantik."""
 
 
-def main() -> None:
-    """Console entry point: runs the CLI and turns project errors into one clear line."""
+def run(args: Sequence[str] | None = None) -> int:
+    """Run the CLI on ``args`` (default: the process arguments) and return the exit code; project
+    errors become one clear line on stderr and exit code 2 (tests call this to check that)."""
     try:
-        cli.main(standalone_mode=False)
+        result = cli.main(args=list(args) if args is not None else None, standalone_mode=False)
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
-        sys.exit(130)
+        return 130
     except click.ClickException as exc:
         exc.show()
-        sys.exit(exc.exit_code)
+        return exc.exit_code
     except MeeplelabError as exc:
         click.echo(f"error: {exc}", err=True)
-        sys.exit(2)
+        return 2
+    return result if isinstance(result, int) else 0
+
+
+def main() -> None:
+    """Console entry point: runs the CLI and turns project errors into one clear line."""
+    sys.exit(run())
 
 
 if __name__ == "__main__":

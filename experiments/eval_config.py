@@ -19,6 +19,7 @@ import yaml
 
 from agents.base import agent_label, parse_agent_spec
 from envs.core.errors import ConfigError
+from envs.core.textfile import read_text
 from experiments.suites import resolve_seeds
 
 CONFIG_KEYS = {"game": str, "agents": list, "games": int, "seed": int, "players": int,
@@ -82,10 +83,9 @@ def load_config(path: str | Path) -> dict[str, Any]:
     """Read an eval config; an unknown key or a value of the wrong type raises ConfigError
     naming the key."""
     path = Path(path)
+    text = read_text(path, "config file")
     try:
-        data = yaml.safe_load(path.read_text())
-    except FileNotFoundError as exc:
-        raise ConfigError(f"config file {path} not found") from exc
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"config {path} is not valid YAML: {exc}") from exc
     if not isinstance(data, dict):

@@ -36,6 +36,7 @@ from envs.core.game import Game
 from envs.core.registry import make_game
 from experiments import stats
 from experiments.eval_config import EvalSpec, build_spec
+from experiments.output_dir import prepare_out_dir
 from experiments.runner import FinalInfo, GameRecord, build_agents, play_game
 
 
@@ -334,9 +335,9 @@ def evaluate(game: str | None, agents: str | None, games: int | None, seed: int 
     """Compare agents on GAME with common random numbers (the same seeds for every agent)."""
     spec = build_spec(game, agents, games, seed, players, suite=suite, config=config, seating=seating,
                       metric=metric)
-    out_dir = Path(out) if out else None
     if workers < 1:
         raise ConfigError(f"--workers must be at least 1, got {workers}")
+    out_dir = prepare_out_dir(out)
     run = run_evaluation(spec, out_dir=out_dir, progress=not no_progress, workers=workers)
     from experiments.eval_report import json_default, print_tables, write_report
 

@@ -10,16 +10,17 @@ from pathlib import Path
 
 import click
 
-from agents.base import make_agent
+from agents.base import Agent, make_agent
+from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 from envs.core.registry import make_game
 from envs.core.rng import numpy_generator
+from experiments.output_dir import prepare_out_dir
 
 
-def play_one(game: Game, agent_specs: list[str], seed: int,
+def play_one(game: Game, agents: list[Agent], seed: int,
              on_milestone=None) -> tuple[State, list[int]]:
-    """Play a whole game; ``agent_specs[i]`` plays seat i. Returns the final state and the actions."""
-    agents = [make_agent(spec, game) for spec in agent_specs]
+    """Play a whole game; ``agents[i]`` plays seat i. Returns the final state and the actions."""
     rngs = [numpy_generator(seed, f"seat{i}") for i in range(game.num_players())]
     state = game.new_game(seed)
     actions: list[int] = []
@@ -50,32 +51,53 @@ def play_one(game: Game, agent_specs: list[str], seed: int,
 def play(game_name: str, agent_spec: str, agent_list: str | None, seed: int, players: int | None,
          campaign: Path | None, names: str | None, quiet: bool) -> None:
     """Play one game of GAME and print the position and the score sheet."""
+    if seed < 0:
+        raise ConfigError(f"--seed must be >= 0, got {seed}")
     options = {} if players is None else {"players": players}
     game = make_game(game_name, **options)
     specs = agent_list.split(",") if agent_list else [agent_spec] * game.num_players()
     if len(specs) != game.num_players():
         raise click.BadParameter(f"{len(specs)} agents for {game.num_players()} seats", param_hint="--agents")
+    agents = [make_agent(spec, game) for spec in specs]  # a bad spec fails before anything is played
+    seat_names = check_campaign(game, campaign, names)
 
     def show(state: State, marker) -> None:
         if not quiet and not game.is_over(state):  # the final position is printed below
             click.echo(f"\n=== {game.name}: end of {marker_label(game, marker)} ===")
             click.echo(game.render_ansi(state))
 
-    state, actions = play_one(game, specs, seed, on_milestone=show)
+    state, actions = play_one(game, agents, seed, on_milestone=show)
     click.echo(f"\n=== {game.name}: final position (seed {seed}, {len(actions)} decisions) ===")
     click.echo(game.render_ansi(state))
     click.echo("\n" + game.score_sheet_text(state))
     if campaign is not None:
-        if not hasattr(game, "campaign_record"):
-            raise click.BadParameter(f"{game.name} keeps no campaign log", param_hint="--campaign")
         from envs.dorfromantik import campaign as campaign_log
 
-        seat_names = names.split(",") if names else [f"player_{i}" for i in range(game.num_players())]
-        if len(seat_names) != game.num_players():
-            raise click.BadParameter(f"{len(seat_names)} names for {game.num_players()} seats",
-                                     param_hint="--names")
         campaign_log.append_result(campaign, game.campaign_record(state, seat_names))
         click.echo(f"\nappended to campaign log {campaign}")
+
+
+def check_campaign(game: Game, campaign: Path | None, names: str | None) -> list[str]:
+    """Validate ``--campaign`` and ``--names`` before the game is played: the game keeps a log, the
+    names match the seats, the log's folder is writable and the existing log reads cleanly.
+    Returns the seat names (ConfigError/DataFileError otherwise, so no played game is lost)."""
+    seat_names = names.split(",") if names else [f"player_{i}" for i in range(game.num_players())]
+    if campaign is None:
+        if names:
+            raise ConfigError("--names is only used with --campaign")
+        return seat_names
+    if not hasattr(game, "campaign_record"):
+        raise ConfigError(f"--campaign: {game.name} keeps no campaign log (only dorfromantik does)")
+    if len(seat_names) != game.num_players() or not all(n.strip() for n in seat_names):
+        raise ConfigError(f"--names: {len(seat_names)} names for {game.num_players()} seats "
+                          "(give one non-empty name per seat, comma-separated)")
+    from envs.dorfromantik import campaign as campaign_log
+
+    prepare_out_dir(campaign.parent, "--campaign")
+    if campaign.exists() and not campaign.is_file():
+        raise ConfigError(f"--campaign {campaign} is a folder, not a log file")
+    campaign_log.read_log(campaign)  # a damaged log is reported now, not after the game
+    return seat_names
 
 
 def marker_label(game: Game, marker) -> str:

@@ -29,6 +29,7 @@ import pandas as pd
 from agents.base import agent_label
 from envs.core.errors import ConfigError
 from envs.core.registry import GAMES
+from experiments.output_dir import prepare_out_dir
 from experiments.ray_setup import init_ray
 
 MANIFEST = "simulation.json"
@@ -258,7 +259,7 @@ def simulate(game: str, agent: str, games: int, seed: int, players: int | None, 
         specs = specs * seats
     spec = SimulationSpec(game=game, agents=[agent_label(s) for s in specs], games=games, seed=seed,
                           chunk=chunk, options=options)
-    out_dir = Path(out or f"runs/simulate-{game}")
+    out_dir = prepare_out_dir(out or f"runs/simulate-{game}")
     result = run_simulation(spec, out_dir, workers=workers, address=address)
     if result.interrupted:
         done = result.chunks_skipped + result.chunks_run

@@ -32,6 +32,7 @@ from experiments import stats
 from experiments.eval_config import EvalSpec, split_agents
 from experiments.eval_report import json_default, markdown_tables
 from experiments.evaluate import EvalRun, per_seed_scores, run_evaluation, summarize_run, warn_if_interrupted
+from experiments.output_dir import prepare_out_dir
 from experiments.suites import resolve_seeds
 
 EDICTS = "ABCD"
@@ -309,7 +310,7 @@ def solo_eval(agent: str | None, agents: str | None, games: int | None, seed: in
         options["side"] = side
     game = make_game(game_name, **options)
     spec = EvalSpec(game=game_name, agents=specs, seeds=seeds, players=1, seeds_label=label)
-    out_dir = Path(out) if out else None
+    out_dir = prepare_out_dir(out)
     run = run_evaluation(spec, out_dir=out_dir, progress=not no_progress, keep_best_state=show_map,
                          final_info="experiments.solo_eval:card_columns", game=game, workers=workers)
     warn_if_interrupted(run)

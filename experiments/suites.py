@@ -11,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from envs.core.errors import ConfigError
+from envs.core.textfile import read_text
 
 SUITES_FILE = Path(__file__).resolve().parent.parent / "configs" / "suites.yaml"
 
@@ -35,10 +36,9 @@ def seed_range(seed: int, games: int) -> tuple[int, ...]:
 
 def load_suites(path: Path = SUITES_FILE) -> dict[str, SeedSuite]:
     """Every suite in ``path``; a malformed entry raises ConfigError naming it and the key."""
+    text = read_text(path, "seed suites file")
     try:
-        data = yaml.safe_load(Path(path).read_text())
-    except FileNotFoundError as exc:
-        raise ConfigError(f"seed suites file {path} not found") from exc
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
     if not isinstance(data, dict) or not isinstance(data.get("suites"), dict):

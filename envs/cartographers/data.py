@@ -22,6 +22,7 @@ import yaml
 
 from envs.core.errors import DataFileError
 from envs.core.polyomino import normalize
+from envs.core.textfile import read_text
 
 ROWS = COLS = 11
 N_CELLS = ROWS * COLS
@@ -186,10 +187,7 @@ def _load_maps(path: Path, doc: dict) -> dict[str, MapSheet]:
 def load_cartographers_data(path: str | Path | None = None) -> CartographersData:
     """Load and validate the Cartographers component file (default ``seeds/cartographers.yaml``)."""
     path = Path(path) if path is not None else DEFAULT_PATH
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataFileError(f"{path}: cannot read the Cartographers data file: {exc}") from exc
+    text = read_text(path, "Cartographers data file", DataFileError)
     try:
         doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:

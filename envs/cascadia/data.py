@@ -25,6 +25,7 @@ import numpy as np
 import yaml
 
 from envs.core.errors import DataFileError
+from envs.core.textfile import read_text
 
 HABITATS = ("mountain", "forest", "prairie", "wetland", "river")
 HABITAT_CODES = "MFPWR"
@@ -135,10 +136,9 @@ def _table(path: Path, raw: dict, key: str) -> list[int]:
 def load_data(path: str | None = None) -> CascadiaData:
     """Load and validate the component file (default ``seeds/cascadia.yaml``)."""
     p = Path(path) if path else DEFAULT_PATH
+    text = read_text(p, "Cascadia data file", DataFileError)
     try:
-        raw = yaml.safe_load(p.read_text())
-    except FileNotFoundError as exc:
-        raise DataFileError(f"Cascadia data file not found: {p}") from exc
+        raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise _fail(p, f"not valid YAML ({exc})") from exc
     if not isinstance(raw, dict):

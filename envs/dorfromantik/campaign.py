@@ -12,12 +12,14 @@ refuses to append until the user repairs the file, so damage is never buried und
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from pathlib import Path
 from typing import Any
 
 from envs.core.errors import ConfigError, DataFileError
+from envs.core.textfile import read_text
 
 REQUIRED = {"date": str, "players": list, "categories": dict, "total": int}
 
@@ -47,18 +49,18 @@ def read_log(path: str | Path) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     records = []
-    with path.open("r", encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            if not line.endswith("\n"):
-                raise DataFileError(f"{where}: the last line is incomplete (an interrupted write?)")
-            try:
-                record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DataFileError(f"{where}: not valid JSON ({exc.msg})") from exc
-            records.append(validate_record(record, where))
+    text = read_text(path, "campaign log", DataFileError)
+    for number, line in enumerate(io.StringIO(text, newline=None), start=1):  # as open() splits
+        if not line.strip():
+            continue
+        where = f"{path}:{number}"
+        if not line.endswith("\n"):
+            raise DataFileError(f"{where}: the last line is incomplete (an interrupted write?)")
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise DataFileError(f"{where}: not valid JSON ({exc.msg})") from exc
+        records.append(validate_record(record, where))
     return records
 
 
@@ -98,10 +100,7 @@ def score_row(total: int, rows: list[int]) -> int | None:
 def load_rows(path: str | Path) -> list[int]:
     """Read a user-supplied score-row table: a JSON list of integers, or one integer per line."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise DataFileError(f"{path}: file not found") from exc
+    text = read_text(path, "score-row table", DataFileError)
     try:
         rows = json.loads(text) if text.lstrip().startswith("[") else \
             [int(line) for line in text.split() if line.strip()]

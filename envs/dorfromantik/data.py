@@ -19,6 +19,7 @@ import numpy as np
 import yaml
 
 from envs.core.errors import DataFileError
+from envs.core.textfile import read_text
 
 MEADOW, FOREST, FIELD, VILLAGE, RAIL, RIVER = range(6)
 TERRAIN_NAMES = ("meadow", "forest", "field", "village", "rail", "river")
@@ -65,10 +66,9 @@ def _parse_edges(path: Path, tid: str, code: object) -> list[int]:
 def load_data(path: str | Path = DEFAULT_PATH) -> DorfData:
     """Read and validate the component file; any problem raises DataFileError naming it."""
     path = Path(path)
+    text = read_text(path, "Dorfromantik data file", DataFileError)
     try:
-        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except FileNotFoundError as exc:
-        raise _fail(path, "file not found") from exc
+        raw = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise _fail(path, f"not valid YAML: {exc}") from exc
     if not isinstance(raw, dict):
