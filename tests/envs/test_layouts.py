@@ -66,6 +66,25 @@ def test_cartographers_planes_hold_the_maps(players):
             assert layout.vector(obs)[27] == pytest.approx(state.coins[p] / 14.0)  # after card 17 + season 10
 
 
+def test_cartographers_ambush_planes_hold_the_neighbours_map():
+    from envs.cartographers import kernels as K
+
+    game = make_game("cartographers", players=3)
+    layout = game.layout().observation
+    rng = np.random.default_rng(1)
+    state = game.new_game(1)
+    while state.meta[K.M_PHASE] != K.PHASE_AMBUSH:
+        assert not game.is_over(state)
+        game.step(state, int(rng.choice(np.flatnonzero(game.legal_mask(state)))))
+    actor, target = int(state.meta[K.M_ACTOR]), int(state.meta[K.M_TARGET])
+    assert actor != target
+    planes = layout.planes(game.observation(state, actor))
+    assert np.array_equal(planes[9:17].argmax(axis=0), state.grid[target].reshape(11, 11))
+    assert np.all(planes[9:17].sum(axis=0) == 1)
+    bystander = 3 - actor - target
+    assert not layout.planes(game.observation(state, bystander))[9:17].any()
+
+
 def test_cartographers_spatial_actions_decode_to_their_cell_and_channel():
     game = make_game("cartographers", players=2)
     layout = game.layout().action
