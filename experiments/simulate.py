@@ -1,39 +1,56 @@
 """``meeplelab simulate GAME --agent A --games N [--chunk K] [--out DIR] [--address ADDR]``.
 
 Large self-play runs on Ray. The seeds ``seed .. seed+N-1`` are cut into chunks of ``K``
-(chunk ``i`` holds seeds ``seed + i*K ..``); each chunk is one Ray task that plays its games with
-:func:`experiments.runner.play_game` and returns one row per (game, seat). The driver writes each
-chunk to ``DIR/chunk_00000.parquet`` the moment it arrives (a temporary file renamed into place,
-so a file that exists is complete). Because a game depends only on its seed and a chunk only on
-its seeds, the files are identical whatever the number of workers; a rerun skips the chunks
-already on disk (resume after Ctrl-C or a crash), and a worker that dies is retried by Ray with
-the same result. Rows hold no wall-clock timings, so files are byte-for-byte reproducible.
+(chunk ``i`` holds seeds ``seed + i*K ..``); each chunk is one Ray task that plays its games and
+returns its Parquet bytes (one row per game and seat) with a record: seed range, row count,
+SHA-256 and per-seat aggregates (:mod:`experiments.sim_chunks`). The driver writes both atomically
+the moment they arrive. A game depends only on its seed and a chunk only on its seeds, so the
+files are identical whatever the number of workers, and rows hold no wall-clock timings.
 
-Local runs start Ray with :func:`experiments.ray_setup.init_ray` (loopback only); ``--address``
-joins an existing cluster instead.
+A rerun verifies every finished chunk against its record and plays again any that is missing,
+truncated, altered or another chunk's file (named on stderr); the summary counts chunks verified,
+replayed and new. One run at a time per directory (a lock). Agents with a compiled game loop
+(random, greedy) play whole games in numba in the worker (:mod:`experiments.sim_compiled`), with
+rows identical to the Python engine's. The final summary merges the chunks' records
+(:mod:`experiments.sim_summary`), so the driver's memory does not grow with the number of games.
+
+Local runs start their own Ray (:func:`experiments.ray_setup.init_ray`, loopback only);
+``--address`` (or ``RAY_ADDRESS``) joins an existing cluster instead.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import click
-import numpy as np
 import pandas as pd
 
 from agents.base import agent_label
 from envs.core.errors import ConfigError
 from envs.core.registry import GAMES
 from experiments.output_dir import prepare_out_dir
-from experiments.ray_setup import init_ray
+from experiments.ray_options import address_option, check_workers, workers_option
+from experiments.records import record_options, record_request, write_simulation_records
+from experiments.sim_chunks import (
+    ChunkCheck,
+    RunLock,
+    chunk_path,
+    encode_chunk,
+    read_record,
+    verify_chunk,
+    write_chunk,
+)
+from experiments.sim_summary import merge_records, print_summary
+from experiments.stdout_guard import stdout_to_stderr
 
 MANIFEST = "simulation.json"
-FORMAT = "meeplelab-simulation/1"
+FORMAT = "meeplelab-simulation/2"
+
+__all__ = ["SimulationSpec", "SimulationResult", "run_simulation", "load_results", "summarize", "chunk_path"]
 
 
 @dataclass(frozen=True)
@@ -59,53 +76,64 @@ class SimulationSpec:
 
 @dataclass
 class SimulationResult:
-    """What one call of :func:`run_simulation` did."""
+    """What one call of :func:`run_simulation` did, chunk by chunk."""
 
     out_dir: Path
     chunks_total: int
-    chunks_run: int
-    chunks_skipped: int
-    seconds: float
+    chunks_verified: int = 0
+    chunks_replayed: int = 0
+    chunks_new: int = 0
+    seconds: float = 0.0
     interrupted: bool = False
+    problems: list[ChunkCheck] = field(default_factory=list)
 
+    @property
+    def chunks_run(self) -> int:
+        return self.chunks_replayed + self.chunks_new
 
-def chunk_path(out_dir: Path, index: int) -> Path:
-    return Path(out_dir) / f"chunk_{index:05d}.parquet"
+    def counts(self) -> dict[str, int]:
+        return {"chunks_verified": self.chunks_verified, "chunks_replayed": self.chunks_replayed,
+                "chunks_new": self.chunks_new}
 
 
 def play_chunk(game_name: str, game_target: str, options: dict[str, Any], agents: list[str],
-               seeds: list[int], index: int, crash_once_dir: str | None = None) -> list[dict[str, Any]]:
-    """Play the games of one chunk (runs in a Ray worker); one row per (game, seat).
+               seeds: list[int], index: int, crash_once_dir: str | None = None,
+               engine: str = "auto") -> tuple[bytes, dict[str, Any]]:
+    """Play the games of one chunk (runs in a Ray worker); its Parquet bytes and record.
 
-    ``crash_once_dir`` is a fault-injection hook for tests: the first attempt of each chunk kills
-    its own worker process (after leaving a marker there), so Ray must retry the task.
-    """
+    ``engine``: ``auto`` uses the compiled game loop when every seat's agent has one, ``python``
+    always plays through the engine and ``agent.act``. ``crash_once_dir`` is a fault-injection
+    hook for tests: the first attempt of each chunk kills its own worker (leaving a marker there),
+    so Ray must retry the task."""
     if crash_once_dir is not None:
-        marker = Path(crash_once_dir) / f"chunk_{index:05d}.crashed"
-        if not marker.exists():
-            marker.touch()
-            os._exit(1)
+        _crash_once(Path(crash_once_dir) / f"chunk_{index:05d}.crashed")
     from envs.core.registry import make_game
-    from experiments.runner import play_game
+    from experiments import sim_compiled
 
     GAMES.setdefault(game_name, game_target)  # games registered only in the driver (tests)
     game = make_game(game_name, **options)
+    columns = sim_compiled.play_columns(game, agents, seeds, index) if engine == "auto" else None
+    if columns is None:
+        columns = python_columns(game, agents, seeds, index)
+    return encode_chunk(columns, index, seeds)
+
+
+def _crash_once(marker: Path) -> None:
+    import os
+
+    if not marker.exists():
+        marker.touch()
+        os._exit(1)
+
+
+def python_columns(game: Any, agents: list[str], seeds: list[int], index: int) -> dict[str, list[Any]]:
+    """One chunk's columns played through :func:`experiments.runner.play_game`."""
+    from experiments.runner import play_game
+
     rows: list[dict[str, Any]] = []
     for seed in seeds:
-        record = play_game(game, agents, seed)
-        for row in record.seat_rows(timing=False):
-            rows.append({"chunk": index, **row})
-    return rows
-
-
-def write_chunk(rows: list[dict[str, Any]], path: Path) -> None:
-    """Write one chunk's rows as Parquet, atomically (temporary file, then rename)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    tmp = path.with_name(path.name + ".tmp")
-    pq.write_table(pa.Table.from_pylist(rows), tmp)
-    os.replace(tmp, path)
+        rows.extend({"chunk": index, **row} for row in play_game(game, agents, seed).seat_rows(timing=False))
+    return {key: [row.get(key) for row in rows] for key in rows[0]}
 
 
 def prepare_directory(spec: SimulationSpec, out_dir: Path) -> None:
@@ -114,15 +142,32 @@ def prepare_directory(spec: SimulationSpec, out_dir: Path) -> None:
     manifest_path = out_dir / MANIFEST
     wanted = spec.manifest()
     if manifest_path.exists():
-        found = json.loads(manifest_path.read_text())
+        try:
+            found = json.loads(manifest_path.read_text())
+        except (OSError, ValueError) as exc:
+            raise ConfigError(f"{manifest_path} is unreadable ({exc}); use another --out") from exc
         if found != wanted:
             differing = sorted(k for k in set(found) | set(wanted) if found.get(k) != wanted.get(k))
             raise ConfigError(f"{out_dir} holds a different simulation (differs in: {', '.join(differing)}); "
                               "use another --out or the same settings to resume")
     else:
-        manifest_path.write_text(json.dumps(wanted, indent=2) + "\n")
-    for stale in out_dir.glob("chunk_*.parquet.tmp"):  # half-written by a crashed driver
+        tmp = manifest_path.with_name(MANIFEST + ".tmp")
+        tmp.write_text(json.dumps(wanted, indent=2) + "\n")
+        tmp.replace(manifest_path)
+    for stale in out_dir.glob("chunk_*.tmp"):  # half-written by a crashed driver (we hold the lock)
         stale.unlink()
+
+
+def check_chunks(spec: SimulationSpec, out_dir: Path) -> tuple[list[ChunkCheck], list[ChunkCheck]]:
+    """(trusted chunks, chunks to play): every chunk on disk is verified against its record."""
+    chunks = spec.chunks()
+    digests = {}
+    for index, _ in chunks:
+        record = read_record(out_dir, index)
+        if record is not None and isinstance(record.get("sha256"), str):
+            digests.setdefault(record["sha256"], index)
+    checks = [verify_chunk(out_dir, index, seeds, digests) for index, seeds in chunks]
+    return [c for c in checks if c.problem is None], [c for c in checks if c.problem is not None]
 
 
 def validate(spec: SimulationSpec) -> str:
@@ -143,37 +188,55 @@ def validate(spec: SimulationSpec) -> str:
 
 def run_simulation(spec: SimulationSpec, out_dir: Path, workers: int | None = None,
                    address: str | None = None, progress: bool = True, max_retries: int = 3,
-                   crash_once_dir: str | None = None) -> SimulationResult:
+                   crash_once_dir: str | None = None, engine: str = "auto") -> SimulationResult:
     """Run (or resume) ``spec`` into ``out_dir``; ``workers`` bounds the tasks in flight."""
+    target = validate(spec)
+    check_workers(workers)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    with RunLock(out_dir):
+        prepare_directory(spec, out_dir)
+        trusted, todo = check_chunks(spec, out_dir)
+        result = SimulationResult(out_dir, len(trusted) + len(todo), chunks_verified=len(trusted),
+                                  problems=[c for c in todo if c.problem != "missing"])
+        if todo:
+            seeds = dict(spec.chunks())
+            _play(spec, out_dir, target, [(c.index, seeds[c.index]) for c in todo], result, workers, address,
+                  progress, max_retries, crash_once_dir, engine)
+    return result
+
+
+def _play(spec: SimulationSpec, out_dir: Path, target: str, todo: list[tuple[int, list[int]]],
+          result: SimulationResult, workers: int | None, address: str | None, progress: bool,
+          max_retries: int, crash_once_dir: str | None, engine: str) -> None:
+    """Play ``todo`` as Ray tasks, writing each chunk as it arrives (counts go into ``result``)."""
     from tqdm import tqdm
 
-    target = validate(spec)
-    out_dir = Path(out_dir)
-    prepare_directory(spec, out_dir)
-    chunks = spec.chunks()
-    todo = [(i, seeds) for i, seeds in chunks if not chunk_path(out_dir, i).exists()]
+    from experiments.ray_setup import init_ray
+
+    replay = {c.index for c in result.problems}
     started = time.perf_counter()
-    result = SimulationResult(out_dir, len(chunks), 0, len(chunks) - len(todo), 0.0)
-    if not todo:
-        return result
     ray = init_ray(num_cpus=workers, address=address)
     limit = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
     remote = ray.remote(num_cpus=1, max_retries=max_retries)(play_chunk)
     in_flight: dict[Any, int] = {}
-    bar = tqdm(total=len(chunks), initial=result.chunks_skipped, desc=f"{spec.game} simulate", unit="chunk",
-               disable=not progress, dynamic_ncols=True)
+    bar = tqdm(total=result.chunks_total, initial=result.chunks_verified, desc=f"{spec.game} simulate",
+               unit="chunk", disable=not progress, dynamic_ncols=True)
     try:
         while todo or in_flight:
             while todo and len(in_flight) < limit:
                 index, seeds = todo.pop(0)
                 ref = remote.remote(spec.game, target, spec.options, spec.agents, seeds, index,
-                                    crash_once_dir)
+                                    crash_once_dir, engine)
                 in_flight[ref] = index
             done, _ = ray.wait(list(in_flight), num_returns=1)
             for ref in done:
                 index = in_flight.pop(ref)
-                write_chunk(ray.get(ref), chunk_path(out_dir, index))
-                result.chunks_run += 1
+                write_chunk(out_dir, *ray.get(ref))
+                if index in replay:
+                    result.chunks_replayed += 1
+                else:
+                    result.chunks_new += 1
                 bar.update(1)
     except KeyboardInterrupt:
         result.interrupted = True
@@ -182,56 +245,27 @@ def run_simulation(spec: SimulationSpec, out_dir: Path, workers: int | None = No
     finally:
         bar.close()
         result.seconds = time.perf_counter() - started
-    return result
+
+
+def summarize(spec: SimulationSpec, out_dir: Path) -> dict[str, Any]:
+    """The summary of every chunk of ``spec`` in ``out_dir``, from the chunks' records."""
+    records = (read_record(out_dir, index) for index, _ in spec.chunks())
+    return merge_records((r for r in records if r is not None), [agent_label(a) for a in spec.agents])
 
 
 def load_results(out_dir: Path) -> pd.DataFrame:
-    """Every finished chunk of ``out_dir`` as one frame, in seed order."""
+    """Every finished chunk of ``out_dir`` as one frame, in seed order (for analysis; the
+    summary never loads the rows)."""
     files = sorted(Path(out_dir).glob("chunk_*.parquet"))
     if not files:
         raise ConfigError(f"no finished chunks in {out_dir}")
     return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
 
 
-def summarize_results(frame: pd.DataFrame) -> dict[str, Any]:
-    """Per seat: totals (mean, SD, 95% CI), category means, and win share when several seats
-    (from the game's own winners, tie-breaks included; a shared win is split)."""
-    from experiments import stats
-
-    summary: dict[str, Any] = {"games": int(frame.seed.nunique()), "seats": {}}
-    categories = [c for c in frame.columns if c.startswith("cat_")]
-    if "win" not in frame.columns:  # solo: no winners
-        frame = frame.assign(win=np.nan)
-    for seat, rows in frame.groupby("seat"):
-        s = stats.summarize(rows.total)
-        entry = {"agent": rows.agent.iloc[0], "mean": s.mean, "sd": s.sd, "se": s.se, "ci95": s.ci95_t,
-                 "min": s.min, "max": s.max, "categories": {c[4:]: float(rows[c].mean()) for c in categories}}
-        if frame.seat.nunique() > 1:
-            entry["win_share"] = float(rows.win.mean())
-        summary["seats"][int(seat)] = entry
-    return summary
-
-
-def print_summary(summary: dict[str, Any], result: SimulationResult) -> None:
-    """One column per seat, one row per measure (games can have many categories)."""
-    from rich.console import Console
-    from rich.table import Table
-
-    seats = summary["seats"]
-    table = Table(title=f"{summary['games']} games in {result.out_dir} ({result.chunks_run} chunks run, "
-                        f"{result.chunks_skipped} already done, {result.seconds:.1f} s)")
-    table.add_column("measure")
-    for seat, s in seats.items():
-        table.add_column(f"seat {seat}: {s['agent']}", justify="right")
-    table.add_row("mean total", *(f"{s['mean']:.2f}" for s in seats.values()))
-    table.add_row("SD", *(f"{s['sd']:.2f}" for s in seats.values()))
-    table.add_row("95% CI", *(f"[{s['ci95'][0]:.2f}, {s['ci95'][1]:.2f}]" for s in seats.values()))
-    table.add_row("min / max", *(f"{s['min']:.0f} / {s['max']:.0f}" for s in seats.values()))
-    if len(seats) > 1:
-        table.add_row("win share", *(f"{s['win_share']:.3f}" for s in seats.values()))
-    for category in next(iter(seats.values()))["categories"]:
-        table.add_row(category, *(f"{s['categories'][category]:.2f}" for s in seats.values()))
-    Console().print(table)
+def report_problems(result: SimulationResult) -> None:
+    """One stderr line per chunk on disk that could not be trusted and was played again."""
+    for check in result.problems:
+        click.echo(f"{chunk_path(result.out_dir, check.index).name}: {check.problem}; played again", err=True)
 
 
 @click.command()
@@ -244,12 +278,19 @@ def print_summary(summary: dict[str, Any], result: SimulationResult) -> None:
 @click.option("--chunk", type=int, default=100, show_default=True, help="Games per Ray task / Parquet file.")
 @click.option("--out", type=click.Path(file_okay=False),
               help="Output directory (default runs/simulate-GAME).")
-@click.option("--workers", type=int, help="Tasks in flight (default: every CPU of the Ray cluster).")
-@click.option("--address", help="Join an existing Ray cluster (host:port or auto) instead of a local one.")
-@click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
+@workers_option(None, "every CPU of the Ray instance")
+@address_option
+@click.option("--engine", type=click.Choice(["auto", "python"]), default="auto", show_default=True,
+              help="auto: compiled game loops for agents that have one (same rows); python: agent.act.")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the summary as one JSON object (nothing else on stdout).")
+@click.option("--crash-once-dir", hidden=True,
+              help="Fault injection for tests: kill each chunk's first attempt.")
+@record_options
 def simulate(game: str, agent: str, games: int, seed: int, players: int | None, chunk: int, out: str | None,
-             workers: int | None, address: str | None, as_json: bool) -> None:
-    """Play GAMES games of GAME with Ray, one Parquet file per chunk of seeds; reruns resume."""
+             workers: int | None, address: str | None, engine: str, as_json: bool,
+             crash_once_dir: str | None, record_first: int | None, record_seeds: str | None) -> None:
+    """Play GAMES games of GAME with Ray, one Parquet file per chunk of seeds; reruns verify and resume."""
     options = {"players": players} if players is not None else {}
     from envs.core.registry import make_game
 
@@ -257,18 +298,26 @@ def simulate(game: str, agent: str, games: int, seed: int, players: int | None, 
     specs = [s.strip() for s in agent.split(";") if s.strip()]
     if len(specs) == 1:
         specs = specs * seats
-    spec = SimulationSpec(game=game, agents=[agent_label(s) for s in specs], games=games, seed=seed,
-                          chunk=chunk, options=options)
+    spec = SimulationSpec(game=game, agents=specs, games=games, seed=seed, chunk=chunk, options=options)
     out_dir = prepare_out_dir(out or f"runs/simulate-{game}")
-    result = run_simulation(spec, out_dir, workers=workers, address=address)
+    recording = record_request(record_first, record_seeds, out_dir)
+    with stdout_to_stderr(as_json):
+        result = run_simulation(spec, out_dir, workers=workers, address=address, progress=not as_json,
+                                engine=engine, crash_once_dir=crash_once_dir)
+    report_problems(result)
     if result.interrupted:
-        done = result.chunks_skipped + result.chunks_run
+        done = result.chunks_verified + result.chunks_run
         click.echo(f"interrupted: {done} of {result.chunks_total} chunks "
                    f"are on disk in {out_dir}; run the same command again to resume", err=True)
         raise SystemExit(130)
-    summary = summarize_results(load_results(out_dir))
+    summary = summarize(spec, out_dir)
+    if recording is not None:  # after the results, from a second play of each game (see records.py)
+        written = write_simulation_records(game, options, specs, seed, games, *recording, out_dir)
+        click.echo(f"wrote {len(written)} game records in {out_dir}/records", err=as_json)
     if as_json:
-        click.echo(json.dumps({**summary, "chunks_run": result.chunks_run,
-                               "chunks_skipped": result.chunks_skipped, "seconds": result.seconds}, indent=2))
+        click.echo(json.dumps({**summary, **result.counts(), "seconds": result.seconds}, indent=2))
     else:
-        print_summary(summary, result)
+        c = result.counts()
+        print_summary(summary, f"{summary['games']} games in {out_dir} ({c['chunks_verified']} chunks "
+                               f"verified, {c['chunks_replayed']} replayed, {c['chunks_new']} new; "
+                               f"{result.seconds:.1f} s)")

@@ -296,3 +296,44 @@ def pairwise_wins_from_scores(score_rows: list[list[float]], agents_rows: list[l
                     wins[i, j] += 0.5
                     wins[j, i] += 0.5
     return wins
+
+
+@dataclass(frozen=True)
+class Moments:
+    """Count, mean, sum of squared deviations, min and max of a sample: enough for a mean, SD and
+    t interval, and mergeable (Chan et al.), so large runs summarize chunk by chunk in flat memory."""
+
+    n: int
+    mean: float
+    m2: float
+    min: float
+    max: float
+
+    @classmethod
+    def of(cls, values: Any) -> Moments:
+        sample = _as_sample(values)
+        mean = float(sample.mean())
+        return cls(int(sample.size), mean, float(((sample - mean) ** 2).sum()), float(sample.min()),
+                   float(sample.max()))
+
+    def merge(self, other: Moments) -> Moments:
+        n = self.n + other.n
+        delta = other.mean - self.mean
+        mean = self.mean + delta * other.n / n
+        m2 = self.m2 + other.m2 + delta * delta * self.n * other.n / n
+        return Moments(n, mean, m2, min(self.min, other.min), max(self.max, other.max))
+
+    @property
+    def sd(self) -> float:
+        return math.sqrt(self.m2 / (self.n - 1)) if self.n > 1 else 0.0
+
+    @property
+    def se(self) -> float:
+        return self.sd / math.sqrt(self.n)
+
+    def ci95_t(self, level: float = 0.95) -> tuple[float, float]:
+        """Student-t interval of the mean, as :func:`t_interval` gives on the whole sample."""
+        if self.n < 2:
+            return (self.mean, self.mean)
+        half = float(sps.t.ppf(0.5 + level / 2.0, df=self.n - 1)) * self.se
+        return (self.mean - half, self.mean + half)

@@ -1,4 +1,5 @@
-"""meeplelab simulate on Ray: loopback only, chunk independence, resume, a killed worker."""
+"""meeplelab simulate on Ray: loopback only, chunk independence, verified resume, the run lock,
+a killed worker, clean --json, flat summaries."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from click.testing import CliRunner
 
 from envs.core.errors import ConfigError
 from experiments.cli import cli
-from experiments.simulate import SimulationSpec, chunk_path, load_results, run_simulation
+from experiments.sim_chunks import RunLock, record_path
+from experiments.simulate import SimulationSpec, chunk_path, load_results, run_simulation, summarize
 
 SPEC = SimulationSpec(game="dice-race", agents=["random", "random"], games=50, seed=3, chunk=10,
                       options={"players": 2})
@@ -25,7 +27,7 @@ def clean_run(ray_session, tmp_path_factory):
     """A reference run with one task at a time."""
     out = tmp_path_factory.mktemp("clean")
     result = run_simulation(SPEC, out, workers=1, progress=False)
-    assert result.chunks_run == 5 and not result.interrupted
+    assert result.chunks_new == 5 and result.chunks_verified == 0 and not result.interrupted
     return out
 
 
@@ -58,11 +60,11 @@ def test_resume_after_an_interrupted_run(clean_run, tmp_path):
     chunk_path(tmp_path, 4).unlink()
     (tmp_path / "chunk_00004.parquet.tmp").write_bytes(b"half a file")
     result = run_simulation(SPEC, tmp_path, workers=2, progress=False)
-    assert (result.chunks_run, result.chunks_skipped) == (2, 3)
+    assert (result.chunks_new, result.chunks_replayed, result.chunks_verified) == (0, 2, 3)
     assert _files(tmp_path) == _files(clean_run)
     assert not list(tmp_path.glob("*.tmp"))
     again = run_simulation(SPEC, tmp_path, workers=2, progress=False)
-    assert (again.chunks_run, again.chunks_skipped) == (0, 5)
+    assert (again.chunks_run, again.chunks_verified) == (0, 5)
 
 
 def test_killed_worker_is_retried_with_the_same_result(clean_run, tmp_path):
@@ -72,7 +74,7 @@ def test_killed_worker_is_retried_with_the_same_result(clean_run, tmp_path):
     spec = SimulationSpec(**{**SPEC.__dict__, "games": 10})  # chunk 0 only
     result = run_simulation(spec, out, workers=1, progress=False, crash_once_dir=str(markers))
     assert [p.name for p in markers.iterdir()] == ["chunk_00000.crashed"]  # the first attempt died
-    assert result.chunks_run == 1
+    assert result.chunks_new == 1
     assert _files(out) == {"chunk_00000.parquet": _files(clean_run)["chunk_00000.parquet"]}
 
 
@@ -94,7 +96,95 @@ def test_simulate_command_prints_a_summary(ray_session, tmp_path):
                                       "--games", "30", "--chunk", "15", "--out", str(tmp_path), "--json"])
     assert result.exit_code == 0, result.output
     summary = json.loads(result.output[result.output.index("{"):])
-    assert summary["games"] == 30 and summary["chunks_run"] == 2
+    assert summary["games"] == 30 and summary["chunks_new"] == 2
     seat0 = summary["seats"]["0"]
     assert seat0["ci95"][0] <= seat0["mean"] <= seat0["ci95"][1]
     assert summary["seats"]["0"]["win_share"] + summary["seats"]["1"]["win_share"] == pytest.approx(1.0)
+
+
+def _copy_run(source, target):
+    target.mkdir()
+    for path in source.iterdir():
+        if path.is_file() and not path.name.startswith("."):
+            (target / path.name).write_bytes(path.read_bytes())
+
+
+def test_resume_verifies_chunks_and_replays_the_bad_ones_by_name(clean_run, tmp_path):
+    out = tmp_path / "run"
+    _copy_run(clean_run, out)
+    chunk_path(out, 2).write_bytes(chunk_path(out, 0).read_bytes())  # another chunk's file
+    data = chunk_path(out, 3).read_bytes()
+    chunk_path(out, 3).write_bytes(data[: len(data) // 2])  # truncated
+    chunk_path(out, 4).write_bytes(b"")  # empty
+    record_path(out, 1).unlink()  # a chunk whose record never got written
+    result = run_simulation(SPEC, out, workers=2, progress=False)
+    problems = {c.index: c.problem for c in result.problems}
+    assert problems[2] == "holds chunk 0's file"
+    assert "truncated" in problems[3] and problems[4] == "empty file" and "no record" in problems[1]
+    assert (result.chunks_verified, result.chunks_replayed, result.chunks_new) == (1, 4, 0)
+    assert _files(out) == _files(clean_run)
+    assert summarize(SPEC, out)["games"] == 50
+
+
+def test_an_altered_chunk_is_found_by_its_checksum(clean_run, tmp_path):
+    out = tmp_path / "run"
+    _copy_run(clean_run, out)
+    frame = pd.read_parquet(chunk_path(out, 1))
+    frame.loc[0, "total"] += 1  # same row count, one score changed
+    frame.to_parquet(chunk_path(out, 1), index=False)
+    result = run_simulation(SPEC, out, workers=1, progress=False)
+    assert [(c.index, c.problem) for c in result.problems] in (
+        [(1, "contents altered (checksum differs)")], [(1, "10 rows instead of 20")])
+    assert _files(out) == _files(clean_run)
+
+
+def test_a_second_run_into_the_same_directory_is_refused(clean_run, tmp_path):
+    out = tmp_path / "run"
+    _copy_run(clean_run, out)
+    with RunLock(out):
+        with pytest.raises(ConfigError, match="another simulate .* is writing to"):
+            run_simulation(SPEC, out, progress=False)
+    assert run_simulation(SPEC, out, progress=False).chunks_verified == 5  # free again once released
+
+
+def test_summary_from_chunk_records_equals_the_summary_of_all_rows(clean_run):
+    from experiments import stats
+
+    summary = summarize(SPEC, clean_run)
+    frame = load_results(clean_run)
+    for seat, rows in frame.groupby("seat"):
+        full = stats.summarize(rows.total)
+        entry = summary["seats"][seat]
+        assert entry["mean"] == pytest.approx(full.mean) and entry["sd"] == pytest.approx(full.sd)
+        assert entry["ci95"] == pytest.approx(full.ci95_t)
+        assert (entry["min"], entry["max"]) == (full.min, full.max)
+        assert entry["win_share"] == pytest.approx(rows.win.mean())
+        cats = {c[4:]: rows[c].mean() for c in frame.columns if c.startswith("cat_")}
+        assert entry["categories"] == pytest.approx(cats)
+
+
+@pytest.mark.parametrize("workers", ["0", "-2"])
+def test_workers_below_one_are_refused_by_every_command(workers, tmp_path):
+    for args in (["simulate", "dice-race", "--players", "2", "--games", "4"],
+                 ["eval", "dice-race", "--agents", "random", "--games", "2"],
+                 ["solo-eval", "--game", "dice-race", "--games", "2"]):
+        result = CliRunner().invoke(cli, [*args, "--workers", workers, "--out", str(tmp_path / args[0])])
+        assert isinstance(result.exception, ConfigError), (args, result.output)
+        assert f"--workers must be at least 1, got {workers}" in str(result.exception)
+        assert not (tmp_path / args[0]).exists()
+
+
+def test_ray_address_from_the_environment_is_used_and_a_dead_one_fails_fast(tmp_path, monkeypatch):
+    import socket
+    import time
+
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")
+    started = time.monotonic()
+    result = CliRunner().invoke(cli, ["simulate", "dice-race", "--players", "2", "--games", "4",
+                                      "--out", str(tmp_path)])
+    assert isinstance(result.exception, ConfigError), result.output
+    assert f"no Ray cluster reachable at 127.0.0.1:{port}" in str(result.exception)
+    assert time.monotonic() - started < 10
