@@ -7,7 +7,9 @@ time (``*_cpu``), because on a shared machine the CPU figure is the one that mea
 One MCTS simulation = determinize the root, pick and apply a root action, random rollout to the
 end of the game, back up. Compile time is excluded (one warm-up call first). One Cascadia
 turn-search simulation = determinize, play a candidate turn, greedy playout of every seat to the
-end, score (64 per turn at the setting in configs/eval_cascadia_4p.yaml).
+end, score (64 per turn at the setting in configs/eval_cascadia_4p.yaml). One Dorfromantik search
+simulation = copy the state, resample the hidden order, place a candidate, greedy playout to the
+end, score (``agents/mcts_dorfromantik.py``), timed after 10 and after 40 placements.
 """
 
 from __future__ import annotations
@@ -109,6 +111,7 @@ def run_bench(quick: bool = False) -> dict:
     for key, value in _greedy_latency(game, 1 if quick else 5).items():
         out[f"greedy_{key}"] = round(value, 3) if isinstance(value, float) else value
     out.update(_cascadia_turn_search(repeats))
+    out.update(_dorfromantik_search(repeats))
     return out
 
 
@@ -128,6 +131,26 @@ def _cascadia_turn_search(repeats: int) -> dict[str, float]:
         rates = _mcts_rate(game, spec, state, repeats)
         out[f"cascadia4p_turn_search_{where}_playouts_per_s_cpu"] = round(rates["sims_per_s_cpu"], 1)
         out[f"cascadia4p_turn_search_{where}_s_per_turn"] = round(64 / rates["sims_per_s"], 3)
+    return out
+
+
+def _dorfromantik_search(repeats: int) -> dict[str, float]:
+    """Greedy-playout simulations/s of the compiled Dorfromantik search after 10 placements (long
+    playouts) and after 40, and milliseconds per decision at 64 simulations."""
+    from envs.dorfromantik import kernels as DK
+
+    game = make_game("dorfromantik")
+    greedy = make_agent("greedy", game)
+    spec = "mcts:engine=compiled,rollout=greedy,simulations=64,widening=1/0.5"
+    out = {}
+    for placed in (10, 40):
+        state = game.new_game(0)
+        rng = np.random.default_rng(0)
+        while int(state.meta[DK.M_PLACED]) < placed:
+            game.step(state, greedy.act(state, game.legal_mask(state), rng))
+        rates = _mcts_rate(game, spec, state, repeats)
+        out[f"dorfromantik_search_after{placed}_sims_per_s_cpu"] = round(rates["sims_per_s_cpu"], 1)
+        out[f"dorfromantik_search_after{placed}_ms_per_decision"] = round(64e3 / rates["sims_per_s"], 1)
     return out
 
 

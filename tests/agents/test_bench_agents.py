@@ -12,5 +12,6 @@ def test_quick_bench_reports_rates():
     figures = run_bench(quick=True)
     for key in ("mcts_compiled_start_sims_per_s_cpu", "mcts_python_tree_start_sims_per_s",
                 "engine_random_rollout_games_per_s", "greedy_decision_ms_mean",
-                "cascadia4p_turn_search_mid_playouts_per_s_cpu"):
+                "cascadia4p_turn_search_mid_playouts_per_s_cpu",
+                "dorfromantik_search_after10_sims_per_s_cpu"):
         assert figures[key] > 0, key

@@ -1,0 +1,199 @@
+"""The compiled Dorfromantik search: determinization, candidates, hopeless tasks, budgets,
+determinism, time limits and option errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents import mcts_dorfromantik as M
+from agents import mcts_dorfromantik_kernels as DK
+from agents.base import make_agent
+from envs.core.errors import ConfigError
+from envs.core.registry import make_game
+from envs.dorfromantik import kernels as K
+from tests.agents.peeking import twin_states
+
+SPEC = "mcts:engine=compiled,rollout=greedy,simulations=24,widening=1/0.5"
+
+
+@pytest.fixture(scope="module")
+def game():
+    return make_game("dorfromantik")
+
+
+def _midgame(game, seed: int, placements: int):
+    state = game.new_game(seed)
+    greedy = make_agent("greedy", game)
+    rng = np.random.default_rng(seed)
+    while int(state.meta[K.M_PLACED]) < placements and not game.is_over(state):
+        game.step(state, greedy.act(state, game.legal_mask(state), rng))
+    return state
+
+
+def test_determinization_ignores_the_real_order_and_keeps_what_is_known(game):
+    state = _midgame(game, 4, 12)
+    _, twin = twin_states(game, state, np.random.default_rng(1))
+    m = state.meta
+    land = np.r_[0:int(m[K.M_UNSEEN]), int(m[K.M_LAND_POS]):K.NUM_LAND]
+    assert not np.array_equal(state.deck[land], twin.deck[land])
+    outs = []
+    for s in (state, twin):
+        out = np.zeros_like(s.deck)
+        DK.determinize_deck(s.deck, s.meta, out, np.array([9], np.uint64))
+        outs.append(out)
+    assert np.array_equal(outs[0], outs[1])
+    det = outs[0]
+    seen = np.ones(K.DECK_SIZE, bool)
+    seen[land] = False
+    seen[K.DECK_TASK + int(m[K.M_TASK_POS]):K.DECK_MARKER] = False
+    for t in range(5):
+        seen[K.DECK_MARKER + 5 * t + int(m[K.M_MARKER_POS + t]):K.DECK_MARKER + 5 * t + 5] = False
+    assert np.array_equal(det[seen], state.deck[seen])
+    assert sorted(det[land]) == sorted(state.deck[land]) and not np.array_equal(det[land], state.deck[land])
+    tasks = slice(K.DECK_TASK + int(m[K.M_TASK_POS]), K.DECK_MARKER)
+    assert sorted(det[tasks]) == sorted(state.deck[tasks])
+
+
+@pytest.mark.parametrize("seed", [0, 5])
+def test_candidates_are_the_legal_placements_greedy_first_without_duplicates(game, seed):
+    state = _midgame(game, seed, 15)
+    mask = game.legal_mask(state)
+    actions, pairs, values = M.candidate_placements(game, state, mask)
+    assert mask[actions].all()
+    greedy = make_agent("greedy", game)
+    g_actions, g_values = greedy.action_values(state)
+    assert values[0] == pytest.approx(g_values.max())
+    tile = int(state.meta[K.M_DRAWN])
+    keys = {(int(c), game._rot_edges[tile, r].tobytes()) for c, r in pairs}
+    assert len(keys) == actions.size  # no two candidates are the same placement
+    distinct = {(int(c), game._rot_edges[tile, r].tobytes()) for c, r in
+                (_cell_rot(game, state, a) for a in g_actions)}
+    assert keys == distinct  # every distinct legal placement is a candidate
+    first_cells = [int(c) for c in pairs[:, 0]]
+    n_cells = len(set(first_cells))
+    assert len(set(first_cells[:n_cells])) >= n_cells - 3  # every position early (hopeless-task picks aside)
+
+
+def _cell_rot(game, state, action):
+    q, r, rot = game.action_to_placement(state, action)
+    return (r + K.GRID_RADIUS) * K.GRID_SIDE + q + K.GRID_RADIUS, rot
+
+
+def test_failed_tasks_predicts_which_open_tasks_a_placement_fails(game):
+    checked = failing = 0
+    for seed in range(3):
+        state = _midgame(game, seed, 20)
+        mask = game.legal_mask(state)
+        out2 = np.zeros(2, np.int64)
+        before = [t["status"] for t in game.tasks(state)]
+        for action in np.flatnonzero(mask):
+            cell, rot = _cell_rot(game, state, action)
+            bits = DK.failed_tasks(state.cells, state.uf, state.tasks, state.meta, game._rot_edges, cell, rot,
+                                   out2)
+            after = state.copy()
+            game.step(after, int(action))
+            now = [t["status"] for t in game.tasks(after)]
+            truth = sum(1 << k for k, (b, a) in enumerate(zip(before, now, strict=False))
+                        if b == "open" and a == "failed")
+            assert bits == truth, (seed, int(action))
+            checked += 1
+            failing += bits != 0
+    assert checked > 100 and failing > 0
+
+
+def _extends(game, state, task, tile: int) -> bool:
+    """Plainly: can ``tile`` (any rotation, anywhere legal) grow the group of ``task``?"""
+    for q, r, rot in _edge_legal(game, state, tile):
+        after = state.copy()
+        cell = (r + K.GRID_RADIUS) * K.GRID_SIDE + q + K.GRID_RADIUS
+        after.meta[K.M_DRAWN] = tile
+        K.place(after.cells, after.frontier, after.placed, after.uf, after.tasks, after.meta, game._rot_edges,
+                np.zeros_like(game._task_type), cell, rot)
+        node = int(state.tasks[task, 0])
+        if after.uf[1, K.uf_root(after.uf, node)] > state.uf[1, K.uf_root(state.uf.copy(), node)]:
+            return True
+    return False
+
+
+def _edge_legal(game, state, tile: int):
+    for i in range(int(state.meta[K.M_FRONT])):
+        cell = int(state.frontier[i])
+        for rot in range(6):
+            if K.fits(state.cells, game._rot_edges, tile, rot, cell):
+                yield cell % K.GRID_SIDE - K.GRID_RADIUS, cell // K.GRID_SIDE - K.GRID_RADIUS, rot
+
+
+def test_hopeless_tasks_are_those_no_unseen_tile_can_extend(game):
+    seen_hopeless = 0
+    for seed, placements in ((0, 25), (1, 30), (2, 35), (3, 40)):
+        state = _midgame(game, seed, placements)
+        m = state.meta
+        deck = state.deck
+        unseen = [int(t) for t in np.r_[deck[:int(m[K.M_UNSEEN])], deck[int(m[K.M_LAND_POS]):K.NUM_LAND],
+                                        deck[K.DECK_TASK + int(m[K.M_TASK_POS]):K.DECK_MARKER]]]
+        bits = DK.hopeless_tasks(state.cells, state.placed, state.uf, state.tasks, state.deck, state.meta,
+                                 game._rot_edges)
+        for k, task in enumerate(game.tasks(state)):
+            if task["status"] != "open" or task["open_edges"] == 0:
+                assert not bits >> k & 1
+                continue
+            hopeless = not any(_extends(game, state, k, t) for t in unseen)
+            assert bool(bits >> k & 1) == hopeless, (seed, k)
+            seen_hopeless += hopeless
+    assert seen_hopeless >= 0
+
+
+def test_search_budget_widening_and_determinism(game):
+    state = _midgame(game, 7, 20)
+    runs = []
+    for _ in range(2):
+        agent = make_agent(SPEC, game)
+        action = agent.act(state, game.legal_mask(state), np.random.default_rng(3))
+        stats = agent.last_stats
+        assert game.legal_mask(state)[action]
+        assert stats["simulations"] == 24 and sum(stats["visits"].values()) == 24
+        # at most ceil(1 * (n + 1) ** 0.5) candidates after n playouts: 5 of them, on 4-5 paired futures
+        assert stats["children"] == 5 and stats["best_visits"] >= 4
+        assert stats["best_mean"] >= stats["greedy_mean"]
+        runs.append((action, stats["visits"]))
+    assert runs[0] == runs[1]
+    other = make_agent(SPEC, game).act(state, game.legal_mask(state), np.random.default_rng(4))
+    assert game.legal_mask(state)[other]
+
+
+def test_playouts_of_one_future_are_paired(game):
+    """Two candidates on the same future draw the same tiles next: the score difference is the
+    candidates' doing, not the deck's."""
+    state = _midgame(game, 3, 10)
+    actions, pairs, _ = M.candidate_placements(game, state, game.legal_mask(state))
+    search = M.TurnSearch(make_agent(SPEC, game))
+    a = search._play(state, pairs[0], 1234)
+    b = search._play(state, pairs[0], 1234)
+    assert a == b
+    decks = []
+    for k in (0, 1):
+        search._play(state, pairs[k], 99)
+        decks.append(search._work[5].copy())
+    assert np.array_equal(decks[0], decks[1])
+
+
+def test_time_limit_is_an_anytime_budget(game):
+    state = _midgame(game, 2, 5)
+    agent = make_agent("mcts:engine=compiled,rollout=greedy,simulations=none,time_limit=0.1", game)
+    agent.act(state, game.legal_mask(state), np.random.default_rng(0))  # compiles
+    for r in range(3):
+        action = agent.act(state, game.legal_mask(state), np.random.default_rng(r))
+        assert game.legal_mask(state)[action]
+        assert agent.last_stats["seconds"] < 0.1 + 0.15 and agent.last_stats["simulations"] > 0
+
+
+def test_forced_and_option_errors(game):
+    with pytest.raises(ConfigError, match="max_depth"):
+        make_agent("mcts:engine=compiled,max_depth=3", game)
+    agent = make_agent(SPEC, game)
+    state = game.new_game(0)
+    mask = np.zeros_like(game.legal_mask(state))
+    mask[int(np.flatnonzero(game.legal_mask(state))[0])] = True
+    assert agent.act(state, mask, np.random.default_rng(0)) == int(np.flatnonzero(mask)[0])
+    assert agent.last_stats["forced"]
