@@ -29,7 +29,7 @@ def run_bench(quick: bool = False) -> dict:
     game.rollout_returns(state, 0)
     first_game_s = time.perf_counter() - start          # imports + numba (cache or compile) + one game
 
-    args = (game._markers, game._rot_edges, game._task_type, game._flag, 1)
+    args = (game._markers, game._rules, game._rot_edges, game._task_type, game._flag, 1)
     totals = np.zeros(20_000, np.int64)
     K.run_random_games(5, new_stream(1, "bench-warmup"), *args, totals)
     n_games = 2_000 if quick else 20_000

@@ -96,14 +96,15 @@ class CartographersState(State):
 class CartographersGame(Game):
     """Cartographers with options ``players`` (1-6), ``side`` ("A" or "B"), ``edict_order``
     ("random": decision 1, or "fixed": A forest, B farm & water, C village, D arrangement),
-    ``cards`` (4 names/indices/ids for edicts A-D, overrides the draw), ``coin_cap`` (14; None for
-    no cap), ``ambushes`` (True; False is the learning game, decision 16), ``data_path``."""
+    ``cards`` (4 names/indices/ids for edicts A-D, overrides the draw), ``coin_cap`` ("track", the
+    default: the data file's ``coin_track.spaces``, 14 printed spaces; an integer; None for no cap),
+    ``ambushes`` (True; False is the learning game, decision 16), ``data_path``."""
 
     name = "cartographers"
     num_actions = K.NUM_ACTIONS
 
     def __init__(self, players: int = 1, side: str = "A", edict_order: str = "random",
-                 cards: list[str | int] | tuple | None = None, coin_cap: int | None = 14,
+                 cards: list[str | int] | tuple | None = None, coin_cap: int | str | None = "track",
                  ambushes: bool = True, data_path: str | None = None):
         if isinstance(players, bool) or not isinstance(players, (int, np.integer)) or not 1 <= players <= 6:
             raise ConfigError(f"players must be an integer from 1 to 6, got {players!r}")
@@ -113,9 +114,11 @@ class CartographersGame(Game):
             raise ConfigError(f"unknown map side {side!r}; known sides: {', '.join(self.data.maps)}")
         if edict_order not in ("random", "fixed"):
             raise ConfigError(f"edict_order must be 'random' or 'fixed', got {edict_order!r}")
-        if coin_cap is not None and (isinstance(coin_cap, bool) or not isinstance(coin_cap, (int, np.integer))
-                                     or coin_cap < 0):
-            raise ConfigError(f"coin_cap must be None or an integer >= 0, got {coin_cap!r}")
+        if coin_cap == "track":
+            coin_cap = self.data.coin_spaces
+        elif coin_cap is not None and (isinstance(coin_cap, bool)
+                                       or not isinstance(coin_cap, (int, np.integer)) or coin_cap < 0):
+            raise ConfigError(f"coin_cap must be 'track', None or an integer >= 0, got {coin_cap!r}")
         if not isinstance(ambushes, (bool, np.bool_)):
             raise ConfigError(f"ambushes must be True or False, got {ambushes!r}")
         self.forced = np.full(4, -1, dtype=np.int8)

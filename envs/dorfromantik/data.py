@@ -44,9 +44,14 @@ class DorfData:
     task_type: np.ndarray              # int8 (73,): terrain 1..5 of a task tile, 0 for landscape
     flag: np.ndarray                   # int8 (73,): terrain of the flag's area, 0 without flag
     markers: np.ndarray                # int8 (5, 5): marker values per task type (terrain - 1)
-    set_aside_unseen: int
-    open_task_limit: int
-    forced_task_turns: int
+    set_aside_unseen: int              # landscape tiles returned to the box unseen at setup
+    open_task_limit: int               # a task tile is drawn while fewer tasks than this are open
+    forced_task_turns: int             # the first turns that always draw a task tile
+
+    @property
+    def rules(self) -> np.ndarray:
+        """int32 (3,): the setup numbers in the order the kernels take them (``kernels.RULE_NAMES``)."""
+        return np.array([self.set_aside_unseen, self.open_task_limit, self.forced_task_turns], np.int32)
 
 
 def _fail(path: Path, msg: str) -> DataFileError:
@@ -76,6 +81,9 @@ def load_data(path: str | Path = DEFAULT_PATH) -> DorfData:
     for key in ("landscape_tiles", "task_tiles", "task_markers"):
         if key not in raw:
             raise _fail(path, f"missing key {key!r}")
+    unknown = sorted(str(k) for k in raw if k not in TOP_LEVEL_KEYS)
+    if unknown:
+        raise _fail(path, f"unknown key(s) {', '.join(unknown)}; known keys: {', '.join(TOP_LEVEL_KEYS)}")
     land, tasks = raw["landscape_tiles"], raw["task_tiles"]
     if not isinstance(land, list) or len(land) != NUM_LANDSCAPE:
         raise _fail(path, f"landscape_tiles must list {NUM_LANDSCAPE} tiles")
@@ -128,8 +136,29 @@ def load_data(path: str | Path = DEFAULT_PATH) -> DorfData:
     for arr in (edges, rot_edges, task_type, flag, markers):
         arr.setflags(write=False)
     return DorfData(tuple(ids), edges, rot_edges, task_type, flag, markers,
-                    int(raw.get("set_aside_unseen", 3)), int(raw.get("open_task_limit", 3)),
-                    int(raw.get("forced_task_turns", 3)))
+                    *(_setting(path, raw, name) for name in SETTINGS))
+
+
+#: every top-level key a data file may have (a misspelt setting is an error, never ignored)
+TOP_LEVEL_KEYS = ("version", "set_aside_unseen", "open_task_limit", "forced_task_turns", "task_markers",
+                  "landscape_tiles", "task_tiles")
+#: the setup numbers of the file: key -> (smallest, largest, why the range)
+SETTINGS = {
+    # the board grid (radius 72) fits at most 71 placed tiles with their neighbours
+    "set_aside_unseen": (2, NUM_LANDSCAPE - 1, "the board grid holds at most 71 placed tiles"),
+    # the observation has three open-task slots, so never more than three tasks may be open
+    "open_task_limit": (0, 3, "the observation shows at most three open tasks"),
+    "forced_task_turns": (0, 3, "the observation shows at most three open tasks"),
+}
+
+
+def _setting(path: Path, raw: dict, name: str) -> int:
+    """A setup number of the file (3, the rulebook's value, when absent), checked against its range."""
+    low, high, why = SETTINGS[name]
+    value = raw.get(name, 3)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise _fail(path, f"{name} must be an integer in {low}..{high} ({why}), got {value!r}")
+    return value
 
 
 _CACHE: dict[Path, DorfData] = {}

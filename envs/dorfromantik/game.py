@@ -85,6 +85,7 @@ class DorfromantikGame(Game):
         self._task_type = np.ascontiguousarray(self.data.task_type)
         self._flag = np.ascontiguousarray(self.data.flag)
         self._markers = np.ascontiguousarray(self.data.markers)
+        self._rules = self.data.rules
         self._mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
         self._out = np.zeros(K.SCORE_SIZE, np.int64)
         self._out2 = np.zeros(2, np.int64)
@@ -94,7 +95,8 @@ class DorfromantikGame(Game):
     def new_game(self, seed: int) -> DorfState:
         cells, frontier, placed, uf, tasks, deck, meta = K.new_arrays()
         stream = new_stream(int(seed), "dorfromantik/stacks")
-        K.setup(cells, frontier, placed, uf, tasks, deck, meta, self._markers, self.players, stream)
+        K.setup(cells, frontier, placed, uf, tasks, deck, meta, self._markers, self._rules, self.players,
+                stream)
         K.advance(cells, frontier, deck, meta, self._rot_edges, self._task_type)
         return DorfState(cells, frontier, placed, uf, tasks, deck, meta, stream, int(seed))
 
@@ -102,11 +104,12 @@ class DorfromantikGame(Game):
                              tasks: list[str] | None = None, markers: dict[str, list[int]] | None = None,
                              landscape_count: int | None = None) -> DorfState:
         """A game whose stacks start with the given tile ids (top first) and whose marker piles start
-        with the given values; the rest keep the seed's shuffled order. ``landscape_count`` (<= 45)
-        shortens the landscape stack. For worked examples and puzzles."""
+        with the given values; the rest keep the seed's shuffled order. ``landscape_count``
+        (<= 48 - set_aside_unseen) shortens the landscape stack. For worked examples and puzzles."""
         cells, frontier, placed, uf, tasks_arr, deck, meta = K.new_arrays()
         stream = new_stream(int(seed), "dorfromantik/stacks")
-        K.setup(cells, frontier, placed, uf, tasks_arr, deck, meta, self._markers, self.players, stream)
+        K.setup(cells, frontier, placed, uf, tasks_arr, deck, meta, self._markers, self._rules, self.players,
+                stream)
         ids = self.data.tile_ids
         unseen = int(meta[K.M_UNSEEN])
 
@@ -423,7 +426,7 @@ class DorfromantikGame(Game):
     # ---- hidden information -----------------------------------------------------------------
 
     def determinize(self, state: DorfState, rng: np.random.Generator) -> DorfState:
-        """Resample what nobody has seen: the order of both stacks (the three landscape tiles set aside
+        """Resample what nobody has seen: the order of both stacks (the landscape tiles set aside
         unseen are mixed back into the unseen landscape tiles) and each type's unseen markers."""
         new = state.copy()
         deck, m = new.deck, new.meta

@@ -13,8 +13,8 @@ clips a legal move. Arrays of one game (all plain numpy, see :func:`new_arrays`)
   area, a rail or river is one line piece): node ``placement * 5 + terrain - 1``.
 * ``tasks`` int16 (25, 4): node of the task tile's own piece, terrain, target, status (0 open, 1 done,
   2 failed)
-* ``deck`` int16 (98,): landscape order [0:48] (the first three are set aside unseen), task-tile order
-  [48:73], marker values per type [73:98] (5 per type, shuffled per type)
+* ``deck`` int16 (98,): landscape order [0:48] (the first ``meta[M_UNSEEN]`` are set aside unseen),
+  task-tile order [48:73], marker values per type [73:98] (5 per type, shuffled per type)
 * ``meta`` int32 (META_SIZE,): counters, see the ``M_*`` constants.
 
 Also here: the greedy evaluation of placements (shared by the greedy agent and the compiled greedy
@@ -74,6 +74,9 @@ M_OPEN_LIMIT = 31
 M_FORCED = 32         # turns that always draw a task tile
 META_SIZE = 33
 
+#: the data file's setup numbers, in the order of the ``rules`` array :func:`setup` takes
+RULE_NAMES = ("set_aside_unseen", "open_task_limit", "forced_task_turns")
+
 # score breakdown slots (see score_breakdown)
 S_TASKS = 0           # 5 slots per task type
 S_FLAGS = 5           # 3 slots: forest, field, village
@@ -103,12 +106,13 @@ def cell_r(cell: int) -> int:
 
 
 @njit(cache=True)
-def setup(cells, frontier, placed, uf, tasks, deck, meta, markers, players, stream) -> None:
-    """Shuffle both stacks and the marker piles, set three landscape tiles aside and open the origin;
+def setup(cells, frontier, placed, uf, tasks, deck, meta, markers, rules, players, stream) -> None:
+    """Shuffle both stacks and the marker piles, set landscape tiles aside and open the origin;
     :func:`advance` then draws the first tile.
 
-    ``markers`` is the (5, 5) marker-value table of the data file. ``cells`` must be empty (fresh or
-    cleared with :func:`clear_game`).
+    ``markers`` is the (5, 5) marker-value table of the data file and ``rules`` its int32 (3,) setup
+    numbers (:data:`RULE_NAMES`: tiles set aside unseen, open-task limit, forced task turns), both as
+    ``DorfData`` gives them. ``cells`` must be empty (fresh or cleared with :func:`clear_game`).
     """
     for i in range(NUM_LAND):
         deck[i] = i
@@ -122,10 +126,10 @@ def setup(cells, frontier, placed, uf, tasks, deck, meta, markers, players, stre
     for t in range(5):
         shuffle_prefix(deck[DECK_MARKER + 5 * t:DECK_MARKER + 5 * t + 5], 5, stream)
     meta[:] = 0
-    meta[M_UNSEEN] = 3
-    meta[M_OPEN_LIMIT] = 3
-    meta[M_FORCED] = 3
-    meta[M_LAND_POS] = 3
+    meta[M_UNSEEN] = rules[0]
+    meta[M_OPEN_LIMIT] = rules[1]
+    meta[M_FORCED] = rules[2]
+    meta[M_LAND_POS] = rules[0]
     meta[M_PLAYERS] = players
     meta[M_DRAWN] = -1
     frontier[0] = ORIGIN
@@ -525,7 +529,7 @@ def play_random(cells, frontier, placed, uf, tasks, deck, meta, rot_edges, task_
 
 
 @njit(cache=True)
-def run_random_games(n_games: int, seed_stream, markers, rot_edges, task_type, flag, players: int,
+def run_random_games(n_games: int, seed_stream, markers, rules, rot_edges, task_type, flag, players: int,
                      totals) -> None:
     """Set up and play ``n_games`` whole random games from one stream (benchmarks, statistics);
     ``totals[g]`` receives game g's final score."""
@@ -544,7 +548,7 @@ def run_random_games(n_games: int, seed_stream, markers, rot_edges, task_type, f
     out = np.zeros(SCORE_SIZE, np.int64)
     for g in range(n_games):
         clear_game(cells, frontier, placed, meta)
-        setup(cells, frontier, placed, uf, tasks, deck, meta, markers, players, seed_stream)
+        setup(cells, frontier, placed, uf, tasks, deck, meta, markers, rules, players, seed_stream)
         advance(cells, frontier, deck, meta, rot_edges, task_type)
         play_random(cells, frontier, placed, uf, tasks, deck, meta, rot_edges, task_type, seed_stream,
                     mask, log)

@@ -35,7 +35,7 @@ class ReferenceGame:
         shuffle_prefix(task, 25, stream)
         for t in range(5):
             shuffle_prefix(markers[t], 5, stream)
-        self.land = [int(x) for x in land[3:]]          # three set aside unseen
+        self.land = [int(x) for x in land[self.data.set_aside_unseen:]]   # the first ones set aside unseen
         self.task_stack = [int(x) for x in task]
         self.markers = [[int(x) for x in m] for m in markers]
         self.board: dict[Pos, tuple[int, int]] = {}
@@ -132,7 +132,8 @@ class ReferenceGame:
     def _draw(self) -> None:
         while True:
             open_count = sum(1 for t in self.tasks if t["status"] == "open")
-            if self.task_stack and (self.turn < 3 or open_count < 3):
+            if self.task_stack and (self.turn < self.data.forced_task_turns
+                                    or open_count < self.data.open_task_limit):
                 tile = self.task_stack.pop(0)
                 kind = self._task_type[tile] - 1
                 self.marker = self.markers[kind].pop(0)
@@ -196,9 +197,9 @@ class ReferenceGame:
         return out
 
 
-def play_random_reference(seed: int, players: int = 1) -> ReferenceGame:
+def play_random_reference(seed: int, players: int = 1, data: DorfData | None = None) -> ReferenceGame:
     """A whole game with uniformly random legal placements (Python's random, seeded)."""
-    game = ReferenceGame(seed, players)
+    game = ReferenceGame(seed, players, data)
     chooser = random.Random(seed)
     while not game.over:
         options = sorted(game.legal_placements())
