@@ -76,13 +76,16 @@ def _join(address: str, **kwargs: Any):
         check_reachable(host, port)
     import ray
 
+    target = f"{LOOPBACK}:{port}" if host in LOOPBACK_NAMES else address
     if ray.is_initialized():
+        current = ray.get_runtime_context().gcs_address
+        if host is not None and current != target:
+            raise ConfigError(f"Ray already runs in this process (at {current}); cannot also join {address}")
         return ray
     options: dict[str, Any] = {"log_to_driver": kwargs.pop("log_to_driver", False),
                                "configure_logging": kwargs.pop("configure_logging", False), **kwargs}
     if loopback:
         options["_node_ip_address"] = LOOPBACK
-    target = f"{LOOPBACK}:{port}" if host in LOOPBACK_NAMES else address
     try:
         with _ray_home():
             ray.init(address=target, **options)

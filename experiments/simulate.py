@@ -217,7 +217,10 @@ def _play(spec: SimulationSpec, out_dir: Path, target: str, todo: list[tuple[int
     replay = {c.index for c in result.problems}
     started = time.perf_counter()
     ray = init_ray(num_cpus=workers, address=address)
-    limit = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    where = f"joined the Ray cluster at {address}" if address else "started a local Ray instance"
+    click.echo(f"simulate: {where} ({cpus} CPUs)", err=True)
+    limit = workers or max(1, cpus)
     remote = ray.remote(num_cpus=1, max_retries=max_retries)(play_chunk)
     in_flight: dict[Any, int] = {}
     bar = tqdm(total=result.chunks_total, initial=result.chunks_verified, desc=f"{spec.game} simulate",
