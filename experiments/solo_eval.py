@@ -33,6 +33,7 @@ from experiments.eval_config import EvalSpec, split_agents
 from experiments.eval_report import json_default, markdown_tables
 from experiments.evaluate import EvalRun, per_seed_scores, run_evaluation, summarize_run, warn_if_interrupted
 from experiments.output_dir import prepare_out_dir
+from experiments.ray_options import address_option, workers_option
 from experiments.suites import resolve_seeds
 
 EDICTS = "ABCD"
@@ -295,11 +296,11 @@ def write_outputs(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--show-map", is_flag=True, help="Print the final map of the best game.")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
-@click.option("--workers", type=int, default=1, show_default=True,
-              help="Play games in parallel as local Ray tasks (same results as 1).")
+@workers_option(1, "1: play here; more play games in parallel as Ray tasks, same results")
+@address_option
 def solo_eval(agent: str | None, agents: str | None, games: int | None, seed: int | None,
               suite: str | None, side: str, game_name: str, out: str | None, as_json: bool, show_map: bool,
-              no_progress: bool, workers: int) -> None:
+              no_progress: bool, workers: int, address: str | None) -> None:
     """Solo Cartographers: evaluation points (score - card thresholds), titles, per-card breakdown."""
     if agent and agents:
         raise ConfigError("give --agent or --agents, not both")
@@ -312,7 +313,8 @@ def solo_eval(agent: str | None, agents: str | None, games: int | None, seed: in
     spec = EvalSpec(game=game_name, agents=specs, seeds=seeds, players=1, seeds_label=label)
     out_dir = prepare_out_dir(out)
     run = run_evaluation(spec, out_dir=out_dir, progress=not no_progress, keep_best_state=show_map,
-                         final_info="experiments.solo_eval:card_columns", game=game, workers=workers)
+                         final_info="experiments.solo_eval:card_columns", game=game, workers=workers,
+                         address=address)
     warn_if_interrupted(run)
     if "x_evaluation" not in run.rows.columns:
         raise ConfigError(f"{game_name} reports no solo evaluation points "
