@@ -95,7 +95,8 @@ def check_policy_fits(payload: dict[str, Any], game: Game) -> None:
     obs_size = int(game.observation_shape()[0])
     if payload["obs_size"] != obs_size or payload["num_actions"] != game.num_actions:
         raise ConfigError(f"policy {where!r} expects observations of {payload['obs_size']} and "
-                          f"{payload['num_actions']} actions; this game has {obs_size} and {game.num_actions} "
+                          f"{payload['num_actions']} actions; "
+                          f"this game has {obs_size} and {game.num_actions} "
                           f"(other game options: {payload['game_options']})")
 
 

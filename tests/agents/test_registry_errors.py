@@ -12,7 +12,7 @@ from tests.agents.toy_game import ToyGame
 
 
 @pytest.mark.parametrize("spec, fragment", [
-    ("alphazero", "unknown agent 'alphazero'; known agents: greedy, mcts, random"),
+    ("alphazero", "unknown agent 'alphazero'; known agents: greedy, mcts, ppo, random"),
     ("", "empty agent name"),
     ("mcts:simulations", "is not of the form key=value"),
     ("random:depth=3", "bad options for agent 'random'"),

@@ -1,0 +1,60 @@
+"""The project's action-masking PPO RLModule (RLlib 2.60 new API stack).
+
+It subclasses RLlib's ``DefaultPPOTorchRLModule`` but builds no catalog: ``setup`` builds the
+layout-driven :class:`~agents.ppo.network.BoardPolicyValueNet` of the game named in
+``model_config`` (``{"game": ..., "game_options": {...}, "net": {...}}``). Observations are the
+envs' ``Dict(observations=..., action_mask=...)``: every pass (inference, exploration, train)
+strips the mask, runs the network on the flat observation and adds
+``clamp(log(mask), FLOAT_MIN)`` to the logits, so no illegal action can be sampled.
+``compute_values`` unpacks the same dict; the train pass hands its values to the learner as the
+"embeddings" so the value is not computed twice.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.torch import TorchRLModule
+
+from agents.ppo.network import BoardPolicyValueNet, NetConfig, masked_logits
+from envs.core.registry import make_game
+
+
+class MaskedBoardPPOModule(DefaultPPOTorchRLModule):
+    """PPO module over a game's layout: masked logits, shared trunk for policy and value."""
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        kwargs.pop("catalog_class", None)  # the network comes from the game's layout, not a catalog
+        TorchRLModule.__init__(self, *args, **kwargs)
+
+    def setup(self) -> None:
+        config = dict(self.model_config or {})
+        game = make_game(config["game"], **dict(config.get("game_options") or {}))
+        self.net = BoardPolicyValueNet(game.layout(), NetConfig.from_dict(config.get("net")))
+
+    def get_initial_state(self) -> dict:
+        return {}
+
+    def get_non_inference_attributes(self) -> list[str]:
+        return []  # the value head shares the trunk; inference modules keep it all
+
+    def _masked_forward(self, batch: dict[str, Any]) -> tuple[Any, Any]:
+        obs = batch[Columns.OBS]
+        logits, value = self.net(obs["observations"])
+        return masked_logits(logits, obs["action_mask"]), value
+
+    def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        logits, _ = self._masked_forward(batch)
+        return {Columns.ACTION_DIST_INPUTS: logits}
+
+    def _forward_train(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+        logits, value = self._masked_forward(batch)
+        return {Columns.ACTION_DIST_INPUTS: logits, Columns.EMBEDDINGS: value}
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> Any:
+        if embeddings is not None:
+            return embeddings
+        _, value = self.net(batch[Columns.OBS]["observations"])
+        return value
