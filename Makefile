@@ -4,10 +4,11 @@ VENV    := .venv
 BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.stamp-installed
 export PYTHONUNBUFFERED := 1
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # the strongest MCTS setting that keeps the demo near a minute (greedy prior and rollouts, paired futures)
 DEMO_MCTS := mcts:simulations=8,prior=greedy,rollout=greedy,widening=1/0.4,paired=true
 
-.PHONY: setup demo test test-all bench lint clean
+.PHONY: setup demo test test-all bench lint clean browser
 
 setup: $(STAMP)
 
@@ -25,8 +26,13 @@ demo: setup
 test: setup
 	$(BIN)/python -m pytest -q
 
-test-all: setup
+test-all: setup browser
 	$(BIN)/python -m pytest -m "slow or not slow"
+
+# headless Chromium from Debian's packages (never a downloaded browser build), for the replay
+# viewer's browser tests (tests/experiments/test_replay_viewer.py)
+browser:
+	@command -v chromium >/dev/null || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium; }
 
 bench: setup
 	$(BIN)/meeplelab bench all

@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from agents.base import Agent, make_agent
+from agents.explain import enable_explanations, take_explanation
 from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 from envs.core.registry import make_game
@@ -18,9 +19,12 @@ from envs.core.rng import numpy_generator
 from experiments.output_dir import prepare_out_dir
 
 
-def play_one(game: Game, agents: list[Agent], seed: int,
-             on_milestone=None) -> tuple[State, list[int]]:
-    """Play a whole game; ``agents[i]`` plays seat i. Returns the final state and the actions."""
+def play_one(game: Game, agents: list[Agent], seed: int, on_milestone=None,
+             explanations: list | None = None) -> tuple[State, list[int]]:
+    """Play a whole game; ``agents[i]`` plays seat i. Returns the final state and the actions.
+    A list passed as ``explanations`` receives each decision's agent view (for a game record)."""
+    if explanations is not None:
+        enable_explanations(agents)
     rngs = [numpy_generator(seed, f"seat{i}") for i in range(game.num_players())]
     state = game.new_game(seed)
     actions: list[int] = []
@@ -28,6 +32,8 @@ def play_one(game: Game, agents: list[Agent], seed: int,
     while not game.is_over(state):
         seat = game.current_player(state)
         action = agents[seat].act(state, game.legal_mask(state), rngs[seat])
+        if explanations is not None:
+            explanations.append(take_explanation(agents[seat]))
         game.step(state, action)
         actions.append(int(action))
         new_marker = game.progress_marker(state)
@@ -48,8 +54,10 @@ def play_one(game: Game, agents: list[Agent], seed: int,
               help="Dorfromantik: append the result to this campaign log.")
 @click.option("--names", default=None, help="Comma-separated player names for the campaign log.")
 @click.option("--quiet", is_flag=True, help="Only the final position and score sheet.")
+@click.option("--record", "record_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Write the game record (JSON lines; watch it with meeplelab replay) to this file.")
 def play(game_name: str, agent_spec: str, agent_list: str | None, seed: int, players: int | None,
-         campaign: Path | None, names: str | None, quiet: bool) -> None:
+         campaign: Path | None, names: str | None, quiet: bool, record_file: Path | None) -> None:
     """Play one game of GAME and print the position and the score sheet."""
     if seed < 0:
         raise ConfigError(f"--seed must be >= 0, got {seed}")
@@ -66,10 +74,16 @@ def play(game_name: str, agent_spec: str, agent_list: str | None, seed: int, pla
             click.echo(f"\n=== {game.name}: end of {marker_label(game, marker)} ===")
             click.echo(game.render_ansi(state))
 
-    state, actions = play_one(game, agents, seed, on_milestone=show)
+    explanations: list | None = [] if record_file is not None else None
+    state, actions = play_one(game, agents, seed, on_milestone=show, explanations=explanations)
     click.echo(f"\n=== {game.name}: final position (seed {seed}, {len(actions)} decisions) ===")
     click.echo(game.render_ansi(state))
     click.echo("\n" + game.score_sheet_text(state))
+    if record_file is not None:
+        from experiments.records import record_game, write_record
+
+        write_record(record_game(game.name, options, seed, specs, actions, explanations), record_file)
+        click.echo(f"\nwrote the game record {record_file}")
     if campaign is not None:
         from envs.dorfromantik import campaign as campaign_log
 

@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import agent_label
 from envs.core.errors import ConfigError, MeeplelabError
 from envs.core.game import Game, State
 from envs.core.registry import make_game
@@ -96,13 +97,13 @@ def score_dicts(game: Game, state: State) -> list[dict[str, Any]]:
     return [plain(sheet.as_dict()) for sheet in game.scores(state)]
 
 
-def record_game(game_name: str, options: dict[str, Any], seed: int, agents: Sequence[str],
+def record_game(game_name: str, options: dict[str, Any], seed: int, agents: Sequence[str | dict[str, Any]],
                 actions: Sequence[int], explanations: Sequence[dict[str, Any] | None] = ()) -> Record:
     """The record of a finished game, rebuilt from its seed and actions through the engine."""
     game = make_game(game_name, **options)
     state = game.new_game(int(seed))
     header = {"format": FORMAT, "version": VERSION, "game": game.name, "options": plain(dict(options)),
-              "seed": int(seed), "players": game.num_players(), "agents": [str(a) for a in agents],
+              "seed": int(seed), "players": game.num_players(), "agents": [agent_label(a) for a in agents],
               "position": position_digest(state)}
     record = Record(header)
     for k, action in enumerate(actions):
@@ -280,3 +281,80 @@ def record_path(directory: str | Path, seed: int, lineup: int | None = None) -> 
     """Where a command writes the record of one game: ``DIR/records/seed_<seed>[_lineup_<i>].jsonl``."""
     name = f"seed_{seed}" + ("" if lineup is None else f"_lineup_{lineup}") + ".jsonl"
     return Path(directory) / "records" / name
+
+
+def replay_with_explanations(game_name: str, options: dict[str, Any], seed: int,
+                             agents: Sequence[str | dict[str, Any]],
+                             actions: Sequence[int] | None = None) -> Record:
+    """Play a finished game again with explaining agents and return its record.
+
+    Commands write records after their results, from such a second play, so recording can never
+    change a result. Games depend only on their seed and agents, so the second play repeats the
+    ``actions`` of the first; where it does not (an agent with a time limit), the record keeps the
+    game as first played, without the agents' views."""
+    from experiments.runner import play_game
+
+    result = play_game(make_game(game_name, **options), list(agents), int(seed), explain=True)
+    if actions is not None and list(result.actions) != [int(a) for a in actions]:
+        return record_game(game_name, options, seed, agents, actions)
+    return record_from_result(game_name, options, result)
+
+
+def chosen(position: int, seed: int, first: int | None, seeds: Sequence[int]) -> bool:
+    """Whether the game at ``position`` (play order) with ``seed`` is to be recorded."""
+    return (first is not None and position < first) or seed in seeds
+
+
+def write_eval_records(run: Any, out_dir: str | Path, first: int | None, seeds: Sequence[int]) -> list[Path]:
+    """Records of an :class:`experiments.evaluate.EvalRun`'s games: the first ``first`` in play order
+    and those on ``seeds``, as ``out_dir/records/seed_<s>_lineup_<i>.jsonl`` (lineup as in games.csv)."""
+    from experiments.evaluate import lineups
+
+    spec = run.spec
+    table = [tuple(agent_label(a) for a in lineup)
+             for lineup in lineups(spec.agents, run.players, spec.seating)]
+    specs = {agent_label(a): a for a in spec.agents}
+    written = []
+    for position, result in enumerate(run.records):
+        if chosen(position, result.seed, first, seeds):
+            record = replay_with_explanations(spec.game, spec.game_options(), result.seed,
+                                              [specs.get(a, a) for a in result.agents], result.actions)
+            lineup = table.index(tuple(result.agents))
+            written.append(write_record(record, record_path(out_dir, result.seed, lineup)))
+    return written
+
+
+def record_options(command: Callable) -> Callable:
+    """The ``--record N`` and ``--record-seeds LIST`` options of ``eval`` and ``simulate``."""
+    import click
+
+    command = click.option("--record-seeds", "record_seeds", metavar="LIST",
+                           help="Write game records of the games on these seeds, e.g. 3,7,10-12.")(command)
+    return click.option("--record", "record_first", type=int, metavar="N",
+                        help="Write game records (DIR/records/*.jsonl, for meeplelab replay) of the first "
+                             "N games; results are unchanged.")(command)
+
+
+def record_request(first: int | None, seeds_text: str | None,
+                   out_dir: str | Path | None) -> tuple[int | None, list[int]] | None:
+    """Check ``--record``/``--record-seeds`` before anything is played: None when no record is
+    asked for, else (first, seeds). Records go beside the results, so ``--out`` is needed."""
+    seeds = parse_seed_list(seeds_text)
+    if first is None and not seeds:
+        return None
+    if first is not None and first < 0:
+        raise ConfigError(f"--record must be a number of games >= 0, got {first}")
+    if out_dir is None:
+        raise ConfigError("--record/--record-seeds write records beside the results: give --out DIR")
+    return first, seeds
+
+
+def write_simulation_records(game_name: str, options: dict[str, Any], agents: Sequence[str], first_seed: int,
+                             games: int, first: int | None, seeds: Sequence[int],
+                             out_dir: str | Path) -> list[Path]:
+    """Records of a simulation's games (the first ``first`` seeds and those in ``seeds`` that the run
+    covers) as ``out_dir/records/seed_<s>.jsonl``, played again after the run (see
+    :func:`replay_with_explanations`)."""
+    wanted = [s for s in range(first_seed, first_seed + games) if chosen(s - first_seed, s, first, seeds)]
+    return [write_record(replay_with_explanations(game_name, options, s, agents), record_path(out_dir, s))
+            for s in wanted]
