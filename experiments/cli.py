@@ -19,6 +19,7 @@ COMMANDS: dict[str, str] = {
     "eval": "experiments.evaluate:evaluate",
     "simulate": "experiments.simulate:simulate",
     "bench": "experiments.bench:bench",
+    "ladder": "experiments.ladder:ladder",
     "replay": "experiments.replay_html:replay_command",
 }
 

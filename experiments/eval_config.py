@@ -79,9 +79,9 @@ def split_agents(text: str | Sequence[str]) -> list[str]:
     return specs
 
 
-def load_config(path: str | Path) -> dict[str, Any]:
-    """Read an eval config; an unknown key or a value of the wrong type raises ConfigError
-    naming the key."""
+def load_config(path: str | Path, keys: dict[str, type] = CONFIG_KEYS) -> dict[str, Any]:
+    """Read an eval config (``keys``: the allowed keys and their types; the ladder adds its own); an
+    unknown key or a value of the wrong type raises ConfigError naming the key."""
     path = Path(path)
     text = read_text(path, "config file")
     try:
@@ -91,9 +91,9 @@ def load_config(path: str | Path) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ConfigError(f"config {path}: expected a mapping of keys to values")
     for key, value in data.items():
-        if key not in CONFIG_KEYS:
-            raise ConfigError(f"config {path}: unknown key {key!r}; known keys: {', '.join(CONFIG_KEYS)}")
-        expected = CONFIG_KEYS[key]
+        if key not in keys:
+            raise ConfigError(f"config {path}: unknown key {key!r}; known keys: {', '.join(keys)}")
+        expected = keys[key]
         if key == "agents" and isinstance(value, str):
             continue
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):

@@ -1,0 +1,119 @@
+"""meeplelab ladder on the dice-race test game: outputs, equality with eval, parts, equal time."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+from click.testing import CliRunner
+
+from envs.core.errors import ConfigError
+from experiments.eval_config import build_spec
+from experiments.evaluate import run_evaluation, summarize_run
+from experiments.ladder import build_ladder_spec, combine_parts, equal_time, ladder, parse_seed_range
+
+AGENTS = "random,prefer:action=2,prefer:action=1"
+
+
+def _ladder(args: list[str]) -> str:
+    result = CliRunner().invoke(ladder, [*args, "--no-progress"])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def _eval_summary(players: int, suite: str | None = "smoke", seed: int | None = None,
+                  games: int | None = None):
+    """eval's summary of the same games (solo dice-race has evaluation points, which the ladder ranks)."""
+    metric = "evaluation" if players == 1 else "total"
+    spec = build_spec("dice-race", AGENTS, games, seed, players, suite=suite, metric=metric)
+    return summarize_run(run_evaluation(spec, progress=False))
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_ladder_on_the_smoke_suite_writes_its_files_and_matches_eval(tmp_path, players):
+    out = tmp_path / "ladder"
+    text = _ladder(["dice-race", "--players", str(players), "--agents", AGENTS, "--suite", "smoke", "--out",
+                    str(out)])
+    for name in ("ladder.md", "ladder.csv", "ladder.png", "summary.json"):
+        assert (out / name).stat().st_size > 0, name
+    assert "meeplelab ladder dice-race" in (out / "ladder.md").read_text() and "| rank |" in text
+    table = pd.read_csv(out / "ladder.csv")
+    summary = _eval_summary(players)
+    assert list(table["mean"]) == sorted(table["mean"], reverse=True)
+    for row in table.to_dict("records"):
+        mine = summary["agents"][row["agent"]]
+        assert row["mean"] == pytest.approx(mine["mean"]) and row["seeds"] == 5
+        assert (row["ci_low"], row["ci_high"]) == pytest.approx(tuple(mine["ci95_t"]))
+    pairs = {(p["a"], p["b"]): p for p in summary["pairs"]}
+    for row in table.to_dict("records")[:-1]:
+        key = (row["agent"], row["below"])
+        sign = 1.0 if key in pairs else -1.0
+        pair = pairs.get(key) or pairs[(row["below"], row["agent"])]
+        assert row["diff_below"] == pytest.approx(sign * pair["mean_difference"])
+        assert row["p_value"] == pytest.approx(pair["t_pvalue"])
+    if players == 1:
+        assert "elo" not in table
+    else:
+        ratings = summary["ratings"]
+        elo = dict(zip(ratings["names"], ratings["elo"], strict=True))
+        for row in table.to_dict("records"):
+            assert row["elo"] == pytest.approx(elo[row["agent"]])
+            assert row["elo_ci_low"] <= row["elo"] + 1e-6 <= row["elo_ci_high"] + 2e-6
+
+
+def test_parts_over_seed_ranges_combine_to_the_whole_run(tmp_path):
+    out = tmp_path / "parts"
+    common = ["dice-race", "--players", "2", "--agents", AGENTS, "--out", str(out)]
+    _ladder([*common, "--seeds", "10-15"])
+    _ladder([*common, "--seeds", "16-21"])
+    again = _ladder([*common, "--seeds", "16-21"])
+    assert "not replayed" in again
+    whole = _eval_summary(2, suite=None, seed=10, games=12)
+    table = pd.read_csv(out / "ladder.csv")
+    for row in table.to_dict("records"):
+        assert row["mean"] == pytest.approx(whole["agents"][row["agent"]]["mean"]) and row["seeds"] == 12
+    elsewhere = tmp_path / "other"
+    _ladder(["dice-race", "--players", "2", "--agents", AGENTS, "--seeds", "22-23", "--out", str(elsewhere)])
+    merged = tmp_path / "merged"
+    _ladder(["--combine", str(out), str(elsewhere), "--out", str(merged)])
+    assert pd.read_csv(merged / "ladder.csv")["seeds"].tolist() == [14, 14, 14]
+    assert combine_parts([out, elsewhere]).spec.seeds == tuple(range(10, 24))
+
+
+def test_parts_of_different_ladders_do_not_combine(tmp_path):
+    _ladder(["dice-race", "--agents", AGENTS, "--seeds", "0-1", "--out", str(tmp_path / "a")])
+    _ladder(["dice-race", "--agents", "random,prefer:action=2", "--seeds", "2-3", "--out",
+             str(tmp_path / "b")])
+    with pytest.raises(ConfigError, match="disagree on agents"):
+        combine_parts([tmp_path / "a", tmp_path / "b"])
+
+
+def test_equal_time_gives_search_agents_a_time_budget_only():
+    assert equal_time("mcts:simulations=64,rollout=greedy", 0.5) == \
+        "mcts:simulations=none,rollout=greedy,time_limit=0.5"
+    assert equal_time("greedy", 0.5) == "greedy"
+    spec, seconds = build_ladder_spec("dorfromantik", "greedy,mcts:engine=compiled,simulations=8", None,
+                                      "smoke", None, 0.25, None)
+    assert seconds == 0.25 and spec.agents[1] == "mcts:engine=compiled,simulations=none,time_limit=0.25"
+
+
+def test_seed_ranges_and_suites():
+    assert parse_seed_range("3-7") == (3, 7) and parse_seed_range("4") == (4, 4)
+    for bad in ("7-3", "a-b", "-1-2"):
+        with pytest.raises(ConfigError, match="--seeds"):
+            parse_seed_range(bad)
+    spec, _ = build_ladder_spec("dice-race", AGENTS, None, "test", "1000010-1000019", None, None)
+    assert spec.seeds == tuple(range(1000010, 1000020))
+    with pytest.raises(ConfigError, match="no seed of suite"):
+        build_ladder_spec("dice-race", AGENTS, None, "smoke", "100-200", None, None)
+
+
+def test_shipped_ladder_configs_are_valid():
+    from pathlib import Path
+
+    configs = sorted((Path(__file__).resolve().parents[2] / "configs" / "ladder").glob("*.yaml"))
+    assert len(configs) >= 5
+    for path in configs:
+        spec, _ = build_ladder_spec(None, None, None, None, None, None, str(path))
+        assert spec.seeds and len(spec.agents) >= 2, path.name
