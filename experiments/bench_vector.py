@@ -1,0 +1,110 @@
+"""Raw throughput of the batched vector envs against a loop over N single envs.
+
+Both sides take random legal actions chosen in numpy from the batch's ``action_mask`` (the same
+function, one call per batch step) and count sub-env steps per second of wall time, autoresets
+included. The loop is gymnasium's ``SyncVectorEnv`` over the single env (next-step autoreset),
+which is what RLlib's env runners do without ``gym_env_vectorize_mode="vector_entry_point"``.
+One warm-up batch step (numba compile or cache load) is not timed.
+
+``vector_env_steps_per_s(game, num_envs, seconds)`` is the figure ``bench ppo`` reports.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from envs.core.errors import ConfigError
+
+VECTOR_GAMES = ("cartographers", "cascadia")
+
+
+def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly chosen legal action per row of ``mask`` (N x num_actions); 0 for a row with
+    none (a finished game, whose action the next step ignores)."""
+    n, num_actions = mask.shape
+    flat = np.flatnonzero(mask > 0)  # a bool pass first: several times faster than nonzero on floats
+    rows = flat // num_actions
+    counts = np.bincount(rows, minlength=n)
+    starts = np.cumsum(counts) - counts
+    pick = starts + (rng.random(n) * counts).astype(np.int64)
+    actions = np.zeros(n, dtype=np.int64)
+    has = counts > 0
+    actions[has] = flat[pick[has]] - rows[pick[has]] * num_actions
+    return actions
+
+
+def make_batched_env(game: str, num_envs: int, **options: Any) -> gym.vector.VectorEnv:
+    """The natively batched vector env of ``game`` (solo)."""
+    if game == "cartographers":
+        from envs.cartographers.vector_env import make_vector_env
+    elif game == "cascadia":
+        from envs.cascadia.vector_env import make_vector_env
+    else:
+        raise ConfigError(f"no vector env for {game!r}; known: {', '.join(VECTOR_GAMES)}")
+    return make_vector_env({"num_envs": num_envs, **options})
+
+
+def make_looped_env(game: str, num_envs: int, **options: Any) -> gym.vector.VectorEnv:
+    """gymnasium's SyncVectorEnv over ``num_envs`` single envs of ``game`` (solo)."""
+    if game == "cartographers":
+        from envs.cartographers.env import CartographersEnv as Env
+    elif game == "cascadia":
+        from envs.cascadia.env import CascadiaEnv as Env
+    else:
+        raise ConfigError(f"no vector env for {game!r}; known: {', '.join(VECTOR_GAMES)}")
+    return gym.vector.SyncVectorEnv([lambda: Env(**options) for _ in range(num_envs)],
+                                    autoreset_mode=gym.vector.AutoresetMode.NEXT_STEP)
+
+
+def steps_per_s(env: gym.vector.VectorEnv, seconds: float, seed: int = 0) -> float:
+    """Sub-env steps per second of ``env`` under random legal actions for about ``seconds``."""
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    obs, *_ = env.step(random_legal_actions(obs["action_mask"], rng))  # warm-up, not timed
+    steps = 0
+    start = time.perf_counter()
+    while True:
+        obs, *_ = env.step(random_legal_actions(obs["action_mask"], rng))
+        steps += env.num_envs
+        elapsed = time.perf_counter() - start
+        if elapsed >= seconds:
+            return steps / elapsed
+
+
+def _measure(make, game: str, num_envs: int, seconds: float) -> float:
+    env = make(game, num_envs)
+    try:
+        return steps_per_s(env, seconds)
+    finally:
+        env.close()
+
+
+def vector_env_steps_per_s(game: str, num_envs: int = 64, seconds: float = 10.0) -> float:
+    """Sub-env steps/s of ``game``'s batched vector env with ``num_envs`` games."""
+    return _measure(make_batched_env, game, num_envs, seconds)
+
+
+def looped_env_steps_per_s(game: str, num_envs: int = 64, seconds: float = 10.0) -> float:
+    """Sub-env steps/s of a SyncVectorEnv loop over ``num_envs`` single envs of ``game``."""
+    return _measure(make_looped_env, game, num_envs, seconds)
+
+
+def compare(games: tuple[str, ...] = VECTOR_GAMES, num_envs: int = 64, seconds: float = 10.0) -> dict:
+    """Per game: batched and looped steps/s and their ratio."""
+    out = {}
+    for game in games:
+        batched = vector_env_steps_per_s(game, num_envs, seconds)
+        looped = looped_env_steps_per_s(game, num_envs, seconds)
+        out[game] = {"num_envs": num_envs, "vector_env_steps_per_s": round(batched),
+                     "looped_env_steps_per_s": round(looped), "ratio": round(batched / looped, 1)}
+    return out
+
+
+if __name__ == "__main__":
+    import json
+
+    print(json.dumps(compare(), indent=2))
