@@ -104,3 +104,66 @@ def test_the_harness_catches_a_peeking_cartographers_agent():
         a, b = decisions_on_twins(game, lambda: MCTSAgent(cheat_game, simulations=24), first, second, seed)
         differing += a != b
     assert differing >= 2
+
+
+# ---- Dorfromantik ---------------------------------------------------------------------------------
+
+DORF_AGENTS = ["mcts:engine=compiled,rollout=greedy,simulations=24,widening=1/0.5",
+               "mcts:engine=compiled,rollout=random,simulations=40,widening=off"]
+
+
+def _dorf_twins(seed: int):
+    from agents.base import make_agent
+    from envs.core.registry import make_game
+    from envs.dorfromantik import kernels as K
+
+    game = make_game("dorfromantik")
+    state = game.new_game(seed)
+    greedy = make_agent("greedy", game)
+    rng = np.random.default_rng(seed)
+    while int(state.meta[K.M_PLACED]) < 12:
+        game.step(state, greedy.act(state, game.legal_mask(state), rng))
+    first, second = twin_states(game, state, np.random.default_rng(seed + 100))
+    pos = int(first.meta[K.M_LAND_POS])
+    assert not np.array_equal(first.deck[pos:K.NUM_LAND], second.deck[pos:K.NUM_LAND])
+    assert np.array_equal(first.cells, second.cells) and np.array_equal(first.meta, second.meta)
+    return game, first, second
+
+
+@pytest.mark.parametrize("spec", DORF_AGENTS)
+def test_dorfromantik_search_does_not_read_the_hidden_future(spec):
+    from agents.base import make_agent
+
+    for seed in range(2):
+        game, first, second = _dorf_twins(seed)
+        a, b = decisions_on_twins(game, lambda game=game: make_agent(spec, game), first, second, seed)
+        assert a == b
+
+
+def test_the_harness_catches_a_peeking_dorfromantik_search():
+    from agents.base import make_agent
+    from agents.mcts_dorfromantik import TurnSearch
+
+    class Peeking(TurnSearch):
+        """Plays each candidate on the real future (the state's own deck order)."""
+
+        def _play(self, state, pair, seed):
+            from envs.dorfromantik.kernels import GRID_RADIUS, GRID_SIDE
+
+            real = state.copy()
+            cell = int(pair[0])
+            q, r = cell % GRID_SIDE - GRID_RADIUS, cell // GRID_SIDE - GRID_RADIUS
+            self.game.place_at(real, q, r, int(pair[1]))
+            return float(self.game.rollout_returns(real, seed, "greedy")[0])
+
+    def make(game):
+        agent = make_agent(DORF_AGENTS[0], game)
+        agent._turn_search = Peeking(agent)
+        return agent
+
+    differing = 0
+    for seed in range(3):
+        game, first, second = _dorf_twins(seed)
+        a, b = decisions_on_twins(game, lambda game=game: make(game), first, second, seed)
+        differing += a != b
+    assert differing >= 2
