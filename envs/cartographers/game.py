@@ -165,7 +165,7 @@ class CartographersGame(Game):
             edicts=np.zeros(4, dtype=np.int8), meta=meta, rng=new_stream(int(seed), "cartographers/chance"),
             record=np.zeros((p, 4, 5), dtype=np.int16))
         K.setup(state.arrays(), self.tb, self.forced, self.edict_order == "random")
-        K.apply_action(state.arrays(), self.tb, -1)
+        K.step(state.arrays(), self.tb, -1)
         return state
 
     def current_player(self, state: CartographersState) -> int:

@@ -22,10 +22,12 @@ Two tuples are passed around:
     (placement id of (shape, orientation, anchor) or -1), ``solo_order`` int32[4, L] (solo ambush
     candidates in decision-9 order, -1 padded), ``base`` int8[121] (the printed map).
 
-Turn flow: :func:`setup` deals a game, then ``apply_action(st, tb, -1)`` reveals up to the first
-decision. Each decision: :func:`check_action` (0 = legal, else an E_* reason), then
-:func:`apply_action`; when it returns True the season's time limit is reached and the caller
-runs :func:`score_season` then :func:`next_season` (reshuffle and reveal, or the game end).
+Turn flow: :func:`setup` deals a game, then ``step(st, tb, -1)`` reveals up to the first
+decision. Each decision: :func:`check_action` (0 = legal, else an E_* reason), then :func:`step`:
+:func:`apply_action`; while it (or :func:`next_season`) returns True the season's time limit is
+reached and :func:`score_season` then :func:`next_season` run (reshuffle and reveal, or the game end).
+A seat whose decision map has no empty cell has no legal action and is passed over (nothing drawn);
+a card every seat passes resolves without a decision (the project's full-map ruling).
 :func:`legal_mask_into` fills the mask, :func:`random_action` picks a uniform legal action
 without a mask, :func:`play_random` plays any state to the end (any number of seats), and
 :func:`random_solo_games` runs whole solo games for benchmarks.
@@ -726,12 +728,13 @@ def reshuffle(st) -> None:
 
 
 @njit(cache=True, inline='always')
-def next_season(st, tb) -> None:
+def next_season(st, tb) -> bool:
     """After :func:`score_season`: end the game (after winter) or reshuffle for the next season
     and reveal up to its first decision. The season end is ``score_season`` then ``next_season``,
     called when :func:`apply_action` returns True; they are kept apart (and apart from
     apply_action) so the large scoring code is linked into as few kernels as possible, which
-    keeps the cold compile time down."""
+    keeps the cold compile time down. Returns True when the new season ends at once (every
+    seat passed its cards, see :func:`advance`)."""
     meta = st[6]
     s = meta[M_SEASON]
     meta[M_LAST_SEASON_END] = meta[M_TURNS]
@@ -741,17 +744,41 @@ def next_season(st, tb) -> None:
         meta[M_PHASE] = PHASE_OVER
         meta[M_ACTOR] = -1
         meta[M_CARD] = -1
-        return
+        return False
     reshuffle(st)
-    advance(st, tb)
+    return advance(st, tb)
 
 
 @njit(cache=True)
-def advance(st, tb) -> None:
+def has_room(grid_row: np.ndarray) -> bool:
+    """True when the map has an empty cell, i.e. some action is legal on it (a shape, or the 1x1
+    fallback on any empty cell); a full map has none and its seat passes."""
+    for c in range(N_CELLS):
+        if grid_row[c] == EMPTY:
+            return True
+    return False
+
+
+@njit(cache=True)
+def next_seat_with_room(grid: np.ndarray, first: int, players: int, explore: bool, arrow: int) -> int:
+    """The first seat from ``first`` whose decision map (its own when exploring, the ambush target
+    otherwise) has room; ``players`` when every later seat passes."""
+    for d in range(first, players):
+        target = d if explore else ambush_target(d, arrow, players)
+        if has_room(grid[target]):
+            return d
+    return players
+
+
+@njit(cache=True)
+def advance(st, tb) -> bool:
     """Reveal cards until a decision is needed (or the game ends): ruins set the constraint and
     reveal again; a solo ambush is drawn by decision 9; multiplayer ambushes and explore cards
-    hand the decision to seat 0."""
+    hand the decision to the first seat whose decision map has room. A card that every seat must
+    pass (full maps) resolves here; when it brings the season's time to its limit this returns
+    True and the caller scores the season (as after :func:`apply_action`)."""
     grid, deck, meta, cards = st[0], st[3], st[6], tb[2]
+    players = meta[M_PLAYERS]
     while meta[M_PHASE] != PHASE_OVER:
         if meta[M_POS] >= meta[M_LEN]:
             raise ValueError("explore deck exhausted")
@@ -770,21 +797,31 @@ def advance(st, tb) -> None:
                 if pid >= 0:
                     draw(grid, st[1], st[2], meta[M_CAP], tb[1], tb[5], 0, pid, 0, MONSTER_T, False)
                 continue  # time 0: an ambush never ends a season
+            d = next_seat_with_room(grid, 0, players, False, cards[card, C_ARROW])
+            if d == players:
+                continue  # every target map is full: nothing to draw (time 0)
             meta[M_PHASE] = PHASE_AMBUSH
-            meta[M_ACTOR] = 0
-            meta[M_TARGET] = ambush_target(0, cards[card, C_ARROW], meta[M_PLAYERS])
-            return
-        meta[M_PHASE] = PHASE_EXPLORE
-        meta[M_ACTOR] = 0
-        meta[M_TARGET] = 0
-        return
+            meta[M_ACTOR] = d
+            meta[M_TARGET] = ambush_target(d, cards[card, C_ARROW], players)
+            return False
+        d = next_seat_with_room(grid, 0, players, True, 0)
+        if d < players:
+            meta[M_PHASE] = PHASE_EXPLORE
+            meta[M_ACTOR] = d
+            meta[M_TARGET] = d
+            return False
+        meta[M_RUINS] = 0  # every map is full: the card is passed with nothing drawn
+        if meta[M_TIME] >= tb[3][meta[M_SEASON], 0]:
+            meta[M_PHASE] = PHASE_EXPLORE
+            return True
+    return False
 
 
 @njit(cache=True)
 def setup(st, tb, forced: np.ndarray, random_order: bool) -> None:
     """Start a game on fresh arrays: scoring cards (``forced`` int8[4] card per edict, or -1 to
     draw one per stack; shuffled onto the edicts when ``random_order``), the ambush pile, the
-    explore deck (13 cards + 1 ambush). Follow with ``apply_action(st, tb, -1)`` to reveal up to
+    explore deck (13 cards + 1 ambush). Follow with ``step(st, tb, -1)`` to reveal up to
     the first decision."""
     grid, coins, mtn_done, deck, amb, edicts, meta, rng, record = st
     for p in range(meta[M_PLAYERS]):
@@ -1022,7 +1059,7 @@ def apply_decision(st, tb, action: int) -> bool:
     else:
         cell = action - AMBUSH_FALLBACK_BASE
     draw(st[0], st[1], st[2], meta[M_CAP], tb[1], tb[5], p, pid, cell, terrain, coin)
-    d = meta[M_ACTOR] + 1
+    d = next_seat_with_room(st[0], meta[M_ACTOR] + 1, players, explore, cards[card, C_ARROW])
     if d < players:
         meta[M_ACTOR] = d
         meta[M_TARGET] = d if explore else ambush_target(d, cards[card, C_ARROW], players)
@@ -1035,16 +1072,16 @@ def apply_decision(st, tb, action: int) -> bool:
 @njit(cache=True)
 def apply_action(st, tb, action: int) -> bool:
     """Apply a legal ``action`` for the acting seat, then reveal cards up to the next decision.
-    Returns True instead when the card just resolved brings the season's time to its limit:
-    the caller must then call :func:`score_season` and :func:`next_season`. Does not validate: call
-    :func:`check_action` first. ``action`` = -1 only reveals (used right after :func:`setup`)."""
+    Returns True instead when a card resolved brings the season's time to its limit: the caller
+    must then call :func:`score_season` and :func:`next_season` (as :func:`step` does). Does not
+    validate: call :func:`check_action` first. ``action`` = -1 only reveals (right after
+    :func:`setup`)."""
     if action >= 0:
         if not apply_decision(st, tb, action):
             return False
         if st[6][M_TIME] >= tb[3][st[6][M_SEASON], 0]:
             return True
-    advance(st, tb)
-    return False
+    return advance(st, tb)
 
 
 # ---- random policy and whole-game loops --------------------------------------------------------
@@ -1130,11 +1167,13 @@ def random_action(st, tb, policy_rng: np.ndarray, buf: np.ndarray) -> int:
 
 @njit(cache=True)
 def step(st, tb, action: int) -> None:
-    """Apply a legal ``action`` and, when it ends the season, score the season and turn to the
-    next one: the whole engine step (the Python engine, the env and every compiled loop use it)."""
-    if apply_action(st, tb, action):
+    """Apply a legal ``action`` (-1: only reveal, after :func:`setup`) and, when it ends the
+    season, score the season and turn to the next one, again while seasons pass without a decision
+    (full maps): the whole engine step (the Python engine, the env and every compiled loop use it)."""
+    season_over = apply_action(st, tb, action)
+    while season_over:
         score_season(st, tb)
-        next_season(st, tb)
+        season_over = next_season(st, tb)
 
 
 @njit(cache=True)
@@ -1183,7 +1222,7 @@ def start_solo_game(st, tb, game_seed: int, cap: int, ambushes: bool, random_ord
     meta[M_AMBUSHES] = 1 if ambushes else 0
     rng[0] = np.uint64(game_seed) * np.uint64(0x9E3779B97F4A7C15)
     setup(st, tb, np.full(4, -1, np.int8), random_order)
-    apply_action(st, tb, -1)
+    step(st, tb, -1)
 
 
 @njit(cache=True)

@@ -475,6 +475,16 @@ def fallback_allowed(grid, ruins, shape_options, require_ruins: bool) -> bool:
     return all(not legal_placements(grid, ruins, shape, require_ruins) for shape in shape_options)
 
 
+def decision_kind(grid, ruins, shape_options, require_ruins: bool) -> str:
+    """What a seat may do on ``grid`` with a card offering ``shape_options``: "place" (a shape fits),
+    "fallback" (only a single empty cell may be drawn) or "pass" (the project's full-map ruling: no
+    empty cell is left, so nothing can be drawn and the seat passes the card; it also passes a
+    multiplayer ambush aimed at such a map)."""
+    if not any(v == EMPTY for row in as_rows(grid) for v in row):
+        return "pass"
+    return "fallback" if fallback_allowed(grid, ruins, shape_options, require_ruins) else "place"
+
+
 # ---- solo ambush -----------------------------------------------------------------------------
 
 def ring_of(r: int, c: int) -> int:

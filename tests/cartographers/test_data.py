@@ -121,5 +121,5 @@ def test_unparsable_or_missing_file(tmp_path):
     bad.write_text("maps: [unclosed\n")
     with pytest.raises(DataFileError, match="not valid YAML"):
         load_cartographers_data(bad)
-    with pytest.raises(DataFileError, match="cannot read"):
+    with pytest.raises(DataFileError, match="Cartographers data file .*nope.yaml not found"):
         load_cartographers_data(tmp_path / "nope.yaml")
