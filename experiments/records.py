@@ -66,10 +66,28 @@ class Record:
 
 # ---- building ----------------------------------------------------------------------------------
 
+def canonical_fields(state: State) -> dict[str, Any]:
+    """The fields of ``state`` with union-find parents (a ``uf`` array, row 0: Dorfromantik's
+    groups) replaced by each node's root: path halving rewrites parents whenever a group is looked
+    up, so they depend on which questions were asked, not on the position."""
+    fields = dict(vars(state))
+    uf = fields.get("uf")
+    if isinstance(uf, np.ndarray) and uf.ndim == 2:
+        roots = uf[0].copy()
+        for _ in range(roots.size):  # pointer jumping until every node points at its root
+            jumped = roots[roots]
+            if np.array_equal(jumped, roots):
+                break
+            roots = jumped
+        fields["uf"] = np.vstack([roots[None, :], uf[1:]])
+    return fields
+
+
 def position_digest(state: State) -> str:
-    """SHA-1 (16 hex digits) of every field of ``state``: arrays by dtype, shape and bytes."""
+    """SHA-1 (16 hex digits) of every field of ``state`` (:func:`canonical_fields`): arrays by
+    dtype, shape and bytes, hidden deck order and chance stream included."""
     digest = hashlib.sha1()
-    for name, value in sorted(vars(state).items()):
+    for name, value in sorted(canonical_fields(state).items()):
         digest.update(name.encode())
         if isinstance(value, np.ndarray):
             digest.update(f"{value.dtype.str}{value.shape}".encode())

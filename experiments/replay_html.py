@@ -31,6 +31,13 @@ def _asset(name: str) -> str:
     return resources.files("experiments").joinpath("replay_assets", name).read_text(encoding="utf-8")
 
 
+def _label(game: Game, view: Any, state: State, action: int) -> str:
+    try:
+        return view.label(state, action)
+    except Exception:  # an action the view cannot word (never expected): the engine's description
+        return game.describe_action(action)
+
+
 def _candidates(game: Game, view: Any, before: State, line: dict[str, Any]) -> tuple[list[dict], str]:
     """The candidates to highlight (the agent's, or the move alone) and a line saying whose they are."""
     explanation = line.get("explanation") or {}
@@ -42,7 +49,7 @@ def _candidates(game: Game, view: Any, before: State, line: dict[str, Any]) -> t
             where = view.candidate(before, action)
         except Exception:  # a candidate the view cannot place (never expected) is listed, not drawn
             where = None
-        out.append({"action": action, "label": game.describe_action(action),
+        out.append({"action": action, "label": _label(game, view, before, action),
                     "chosen": action == line["action"], "where": where,
                     "stats": {k: entry[k] for k in _STAT_KEYS if k in entry}})
     if not explanation:
@@ -71,7 +78,7 @@ def viewer_data(record: Record, source: str = "record") -> dict[str, Any]:
                 "seat": -1, "move": "", "candidates": [], "explained": ""}
         if line is not None:
             step["candidates"], step["explained"] = _candidates(game, view, state, line)
-            step.update(seat=int(line["seat"]), move=line.get("move") or game.describe_action(line["action"]),
+            step.update(seat=int(line["seat"]), move=_label(game, view, state, int(line["action"])),
                         action=int(line["action"]))
         steps.append(step)
 

@@ -1,7 +1,8 @@
 """What the replay viewer draws, per game: plain JSON data read from a position.
 
 Each game has a view with ``position(state)`` (the boards of every seat and what is on the
-table), ``candidate(state, action)`` (where an action would go, to highlight it), ``stage(state)``
+table), ``candidate(state, action)`` (where an action would go, to highlight it),
+``label(state, action)`` (the action in a player's words), ``stage(state)``
 (the season, round or tile count, to jump to), ``chart(scores)`` (the score categories over time)
 and a ``legend``. The viewer's JavaScript only draws these; every rule question is answered here,
 by the engine.
@@ -71,6 +72,17 @@ class CartographersView:
         return {"board": int(self.K.decision_map(state.meta)),
                 "cells": [int(r) * 11 + int(c) for r, c in cells], "terrain": fields.get("terrain", "")}
 
+    def label(self, state: State, action: int) -> str:
+        f = self.game.decode_action(action, state)
+        where = f.get("anchor") or f["cells"][0]
+        at = f"at row {where[0]}, column {where[1]}"
+        if f["kind"] == "place":
+            terrain = f.get("terrain", f"terrain option {f['terrain_option']}")
+            return f"{terrain} shape {f['shape'] + 1}, orientation {f['orientation']}, {at}"
+        if f["kind"] == "ambush":
+            return f"ambush monster, orientation {f['orientation']}, {at}"
+        return f"1x1 {f['terrain']} {at}"
+
     def stage(self, state: State) -> str:
         return self.game.milestone_name(self.game.progress_marker(state))
 
@@ -136,6 +148,27 @@ class CascadiaView:
             return {"board": seat, "market": [f["tile_slot"], f["token_slot"]]}
         return {"board": seat}
 
+    def label(self, state: State, action: int) -> str:
+        from envs.cascadia.data import WILDLIFE
+
+        f = self.game.decode_action(action)
+        kind = f["kind"]
+        if kind == "pair":
+            return f"take tile and token of market slot {f['slot']}"
+        if kind == "nature_pair":
+            return f"nature token: tile of slot {f['tile_slot']}, token of slot {f['token_slot']}"
+        if kind == "nature_redraw":
+            slots = [str(i) for i in range(4) if f["subset"] >> i & 1]
+            return f"nature token: redraw the tokens of slots {', '.join(slots)}"
+        if kind == "three_redraw":
+            return "redraw the three identical tokens"
+        if kind == "place_tile":
+            return f"tile at {tuple(f['at'])}, rotation {f['rotation']}"
+        if kind == "place_token":
+            token = int(state.ctl[self.K.C_HAND_TOKEN])
+            return f"{WILDLIFE[token] if token >= 0 else 'token'} on {tuple(f['at'])}"
+        return "return the token to the bag"
+
     def stage(self, state: State) -> str:
         return f"round {self.game.progress_marker(state)}"
 
@@ -183,6 +216,10 @@ class DorfromantikView:
     def candidate(self, state: State, action: int) -> dict[str, Any]:
         q, r, rot = self.game.action_to_placement(state, action)
         return {"board": 0, "hex": [q, r], "rotation": rot}
+
+    def label(self, state: State, action: int) -> str:
+        q, r, rot = self.game.action_to_placement(state, action)
+        return f"tile at ({q}, {r}), rotation {rot}"
 
     def stage(self, state: State) -> str:
         low = 10 * self.game.progress_marker(state)

@@ -52,9 +52,9 @@ function drawGrid(step, seat) {
     });
   });
   for (let k = 0; k < 14; k++) {
-    s += `<circle cx="${10 + k * 16}" cy="${n * px + 16}" r="6" fill="${k < b.coins ? "#f2c230" : "#fffdf6"}" stroke="#8a6a10"/>`;
+    s += `<circle cx="${9 + k * 15}" cy="${n * px + 16}" r="6" fill="${k < b.coins ? "#f2c230" : "#fffdf6"}" stroke="#8a6a10"/>`;
   }
-  s += `<text x="${14 * 16 + 8}" y="${n * px + 20}" font-size="11">${b.coins} coins</text>`;
+  s += `<text x="${14 * 15 + 6}" y="${n * px + 20}" font-size="11">${b.coins} coins</text>`;
   return {svg: s + "</svg>", filled: filled};
 }
 
