@@ -75,6 +75,7 @@ def make_agent(spec: str | dict[str, Any], game: Game) -> Agent:
         name = str(options.pop("name", "")).lower()
     else:
         name, options = parse_agent_spec(spec)
+    options.pop("label", None)  # display only (agents.labels), never an option of the agent
     if name not in AGENTS:
         raise ConfigError(f"unknown agent {name!r}; known agents: {', '.join(sorted(AGENTS))}")
     module_name, factory_name = AGENTS[name].split(":")
@@ -89,8 +90,8 @@ def make_agent(spec: str | dict[str, Any], game: Game) -> Agent:
 
 
 def agent_label(spec: str | dict[str, Any]) -> str:
-    """A stable display name for an agent spec."""
-    if isinstance(spec, dict):
-        opts = ",".join(f"{k}={v}" for k, v in spec.items() if k != "name")
-        return f"{spec.get('name')}" + (f":{opts}" if opts else "")
-    return spec.strip()
+    """The display label of an agent spec: its ``label=`` option or a short automatic name such as
+    ``mcts(8, greedy)`` (see :mod:`agents.labels`)."""
+    from agents.labels import agent_label as label_of
+
+    return label_of(spec)

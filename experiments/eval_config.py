@@ -17,7 +17,8 @@ from typing import Any
 
 import yaml
 
-from agents.base import agent_label, parse_agent_spec
+from agents.base import parse_agent_spec
+from agents.labels import unique_labels
 from envs.core.errors import ConfigError
 from envs.core.textfile import read_text
 from experiments.suites import resolve_seeds
@@ -72,10 +73,7 @@ def split_agents(text: str | Sequence[str]) -> list[str]:
         raise ConfigError("no agents given")
     for spec in specs:
         parse_agent_spec(spec)  # raises ConfigError on malformed options
-    labels = [agent_label(s) for s in specs]
-    duplicates = sorted({x for x in labels if labels.count(x) > 1})
-    if duplicates:
-        raise ConfigError(f"agent(s) listed twice: {', '.join(duplicates)}")
+    unique_labels(specs)  # a spec listed twice, or two specs shown under one label
     return specs
 
 

@@ -38,7 +38,8 @@ def markdown_tables(summary: dict[str, Any]) -> list[str]:
         for name, s in summary["agents"].items():
             lines.append(f"| {name} | " + " | ".join(_fmt(s["categories"][c]) for c in categories) + " |")
     if summary["pairs"]:
-        lines += ["", "Paired comparisons (A - B on the same seeds):", "",
+        lines += ["", "Paired comparisons (A - B on the same seeds; A is listed after B, so a positive "
+                  "difference means the later agent scored more):", "",
                   "| A | B | n | mean diff | 95% CI | t | p (t) | p (Wilcoxon) |", "|" + "---|" * 8]
         for p in summary["pairs"]:
             lines.append(f"| {p['a']} | {p['b']} | {p['n']} | {_fmt(p['mean_difference'])} | "
@@ -56,6 +57,16 @@ def markdown_tables(summary: dict[str, Any]) -> list[str]:
             lines.append(f"| {name} | {w['seats']} | {_fmt(w['rate'], 3)} | {_ci(w['ci95'], 3)} | "
                          f"{_fmt(elo[name], 0)} | {_ci(elo_ci[name], 0)} |")
     return lines
+
+
+def agent_legend(specs: Sequence[str]) -> list[str]:
+    """Markdown lines naming the full spec behind each agent label (empty when every label is its spec)."""
+    from agents.base import agent_label
+
+    rows = [(agent_label(s), s) for s in specs if agent_label(s) != s.strip()]
+    if not rows:
+        return []
+    return ["", "Agents (label: spec):", "", *(f"- {label}: `{spec}`" for label, spec in rows)]
 
 
 def write_report(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> list[Path]:
@@ -79,7 +90,7 @@ def write_report(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> list[P
              f"Score compared: {run.spec.metric}; seating: {_seating_text(run)}."
              + (" SD and percentiles describe single seats; SE and CIs take the seed as the unit (the seats"
                 " of one seed are not independent)." if run.players > 1 else ""),
-             "", *markdown_tables(summary), "", "![scores](scores.png)"]
+             *agent_legend(run.spec.agents), "", *markdown_tables(summary), "", "![scores](scores.png)"]
     if summary["pairs"]:
         lines.append("![paired differences](paired_differences.png)")
     (out_dir / "report.md").write_text("\n".join(lines) + "\n")
@@ -121,7 +132,7 @@ def print_tables(summary: dict[str, Any]) -> None:
                       _fmt(s["decision_ms_mean"], 3))
     console.print(table)
     if summary["pairs"]:
-        pairs = Table(title="paired differences (A - B, same seeds)")
+        pairs = Table(title="paired differences (A - B, same seeds; A listed after B)")
         for column in ("A", "B", "mean diff", "95% CI", "p (t)", "p (Wilcoxon)"):
             pairs.add_column(column, justify="right", overflow="fold")
         for p in summary["pairs"]:

@@ -37,6 +37,7 @@ from envs.core.registry import make_game
 from experiments import stats
 from experiments.eval_config import EvalSpec, build_spec
 from experiments.output_dir import prepare_out_dir
+from experiments.ray_options import address_option, workers_option
 from experiments.runner import FinalInfo, GameRecord, build_agents, play_game
 
 
@@ -143,14 +144,15 @@ def _play_here(game: Game, jobs: list, keep_state: bool, hook: FinalInfo | None)
         yield [(seed, index, record)]
 
 
-def _play_on_ray(spec: EvalSpec, jobs: list, final_info: str | None, workers: int) -> Iterator[list]:
+def _play_on_ray(spec: EvalSpec, jobs: list, final_info: str | None, workers: int,
+                 address: str | None = None) -> Iterator[list]:
     """Chunks of consecutive jobs as Ray tasks, at most ``workers`` in flight; yields each chunk's
     results as it finishes."""
     from agents.base import AGENTS
     from envs.core.registry import GAMES
     from experiments.ray_setup import init_ray
 
-    ray = init_ray(num_cpus=workers)
+    ray = init_ray(num_cpus=workers, address=address)
     remote = ray.remote(num_cpus=1, max_retries=3)(play_games)
     size = max(1, -(-len(jobs) // (workers * 4)))
     chunks = [jobs[i:i + size] for i in range(0, len(jobs), size)]
@@ -173,14 +175,15 @@ def _play_on_ray(spec: EvalSpec, jobs: list, final_info: str | None, workers: in
 
 def run_evaluation(spec: EvalSpec, out_dir: Path | None = None, progress: bool = True,
                    keep_best_state: bool = False, final_info: str | None = None,
-                   game: Game | None = None, workers: int = 1) -> EvalRun:
+                   game: Game | None = None, workers: int = 1, address: str | None = None) -> EvalRun:
     """Play every game of ``spec``; write ``games.csv`` in ``out_dir`` incrementally.
 
     ``keep_best_state`` keeps the final state of the highest-scoring game (``EvalRun.best``; with
     several workers the best game is replayed here, which gives the identical game);
     ``final_info`` ("module:function(game) -> hook") adds game-level columns read from each final
     state. ``workers`` > 1 plays chunks of games as Ray tasks: the records are the same as with
-    one worker (each game depends only on its seed and lineup), sorted back into play order.
+    one worker (each game depends only on its seed and lineup), sorted back into play order;
+    ``address`` sends those tasks to a running Ray cluster (then even with one worker).
     """
     from tqdm import tqdm
 
@@ -193,7 +196,7 @@ def run_evaluation(spec: EvalSpec, out_dir: Path | None = None, progress: bool =
     played: list[tuple[int, int, GameRecord]] = []
     best: GameRecord | None = None
     interrupted = False
-    batches = _play_on_ray(spec, jobs, final_info, workers) if workers > 1 else \
+    batches = _play_on_ray(spec, jobs, final_info, workers, address) if workers > 1 or address else \
         _play_here(game, jobs, keep_best_state, resolve_final_info(final_info, game))
     bar = tqdm(total=len(jobs), desc=f"{spec.game} eval", unit="game", disable=not progress,
                dynamic_ncols=True)
@@ -273,8 +276,9 @@ def summarize_run(run: EvalRun, bootstrap_seed: int = 0) -> dict[str, Any]:
         entry["decision_ms_max"] = float(mine.decision_ms_max.max())
         entry["decisions_per_game"] = float(mine.decisions.mean())
         summary["agents"][agent] = entry
-    for a, b in itertools.combinations(agents, 2):
-        summary["pairs"].append(stats.paired_comparison(by_seed[a], by_seed[b], a=a, b=b).as_dict())
+    for base, later in itertools.combinations(agents, 2):  # later (stronger) minus the baseline before it
+        pair = stats.paired_comparison(by_seed[later], by_seed[base], a=later, b=base)
+        summary["pairs"].append(pair.as_dict())
     mixed = run.players > 1 and run.spec.seating == "mixed"  # one agent per table: nobody to beat
     if mixed:
         summary["win_rates"] = win_rates(run.records, agents)
@@ -327,18 +331,17 @@ def win_rates(records: Sequence[GameRecord], agents: Sequence[str]) -> dict[str,
               "(Cascadia without majority bonuses).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
-@click.option("--workers", type=int, default=1, show_default=True,
-              help="Play games in parallel as local Ray tasks (same results as 1).")
+@workers_option(1, "1: play here; more play games in parallel as Ray tasks, same results")
+@address_option
 def evaluate(game: str | None, agents: str | None, games: int | None, seed: int | None,
              suite: str | None, players: int | None, config: str | None, out: str | None, as_json: bool,
-             no_progress: bool, workers: int, seating: str | None, metric: str | None) -> None:
+             no_progress: bool, workers: int, address: str | None, seating: str | None,
+             metric: str | None) -> None:
     """Compare agents on GAME with common random numbers (the same seeds for every agent)."""
     spec = build_spec(game, agents, games, seed, players, suite=suite, config=config, seating=seating,
                       metric=metric)
-    if workers < 1:
-        raise ConfigError(f"--workers must be at least 1, got {workers}")
     out_dir = prepare_out_dir(out)
-    run = run_evaluation(spec, out_dir=out_dir, progress=not no_progress, workers=workers)
+    run = run_evaluation(spec, out_dir=out_dir, progress=not no_progress, workers=workers, address=address)
     from experiments.eval_report import json_default, print_tables, write_report
 
     warn_if_interrupted(run)

@@ -30,7 +30,7 @@ from envs.core.game import Game, State
 from envs.core.registry import make_game
 from experiments import stats
 from experiments.eval_config import EvalSpec, split_agents
-from experiments.eval_report import json_default, markdown_tables
+from experiments.eval_report import agent_legend, json_default, markdown_tables
 from experiments.evaluate import EvalRun, per_seed_scores, run_evaluation, summarize_run, warn_if_interrupted
 from experiments.output_dir import prepare_out_dir
 from experiments.ray_options import address_option, workers_option
@@ -228,11 +228,13 @@ def write_outputs(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> None:
             {f"{p['a']} - {p['b']}": (by_seed[p["a"]] - by_seed[p["b"]]).to_numpy()
              for p in summary["pairs"]},
             {f"{p['a']} - {p['b']}": tuple(p["ci95"]) for p in summary["pairs"]},
-            out_dir / "paired_differences.png", title="Paired differences in evaluation points")
+            out_dir / "paired_differences.png",
+            title="Paired differences in evaluation points (later - baseline)",
+            xlabel="evaluation points, difference per seed")
     lines = [f"# Solo {summary['game']}: {', '.join(summary['agents'])}", "",
              f"{summary['games']} games per agent ({summary['seeds']}); every agent played the same "
              "seeds, so the same scoring cards, deck and ambushes. Evaluation points = final score - "
-             "sum of the four cards' solo values.", "",
+             "sum of the four cards' solo values.", *agent_legend(run.spec.agents), "",
              "| agent | games | mean score | mean threshold | mean evaluation | 95% t CI | 95% bootstrap CI "
              "| share >= 0 (95% CI) |", "|" + "---|" * 8]
     for name, a in summary["agents"].items():

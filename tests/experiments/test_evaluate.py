@@ -32,11 +32,12 @@ def test_eval_solo_writes_games_report_plots_and_json(tmp_path):
         assert (out / name).stat().st_size > 0, name
     games = pd.read_csv(out / "games.csv")
     assert len(games) == 80 and sorted(games.seed.unique()) == list(range(7, 47))
-    assert summary["games"] == 40 and set(summary["agents"]) == {"random", "prefer:action=2"}
+    assert summary["games"] == 40 and set(summary["agents"]) == {"random", "prefer(action=2)"}
     rnd = games[games.agent == "random"].set_index("seed").total
-    pre = games[games.agent == "prefer:action=2"].set_index("seed").total
-    pair = summary["pairs"][0]
-    ref = stats.paired_comparison(rnd.sort_index(), pre.sort_index())
+    pre = games[games.agent == "prefer(action=2)"].set_index("seed").total
+    pair = summary["pairs"][0]  # the agent listed later minus the one listed first
+    assert (pair["a"], pair["b"]) == ("prefer(action=2)", "random")
+    ref = stats.paired_comparison(pre.sort_index(), rnd.sort_index())
     assert pair["mean_difference"] == pytest.approx(ref.mean_difference)
     assert pair["t_pvalue"] == pytest.approx(ref.t_pvalue)
     assert summary["agents"]["random"]["mean"] == pytest.approx(rnd.mean())
@@ -58,7 +59,7 @@ def test_eval_multiplayer_rotates_seats_and_rates_agents(tmp_path):
     assert all(0 <= w["ci95"][0] <= w["rate"] <= w["ci95"][1] <= 1 for w in rates.values())
     assert sum(w["wins"] for w in rates.values()) == pytest.approx(summary["games_played"])
     elo = dict(zip(summary["ratings"]["names"], summary["ratings"]["elo"], strict=True))
-    assert elo["prefer:action=2"] > elo["prefer:action=1"]  # gambling beats a flat 3 per turn
+    assert elo["prefer(action=2)"] > elo["prefer(action=1)"]  # gambling beats a flat 3 per turn
     for name, (low, high) in zip(summary["ratings"]["names"], summary["ratings"]["elo_ci95"], strict=True):
         assert low <= elo[name] <= high
 
@@ -90,11 +91,11 @@ def test_eval_same_seating_gives_each_agent_its_own_table_and_compares_the_metri
     assert summary["games_played"] == 24 and len(games) == 72
     assert (games.groupby(["seed", "lineup"]).agent.nunique() == 1).all()  # one agent per table
     per_seed = games.groupby(["seed", "agent"]).x_gambles.mean().unstack()  # mean over the seats
-    ref = stats.paired_comparison(per_seed["random"], per_seed["prefer:action=1"])
+    ref = stats.paired_comparison(per_seed["prefer(action=1)"], per_seed["random"])
     assert summary["pairs"][0]["mean_difference"] == pytest.approx(ref.mean_difference)
     mine = games[games.agent == "random"]
     assert summary["pairs"][0]["mean_difference"] != pytest.approx(
-        mine.total.mean() - games[games.agent != "random"].total.mean())  # gambles, not totals
+        games[games.agent != "random"].total.mean() - mine.total.mean())  # gambles, not totals
     assert summary["agents"]["random"]["mean"] == pytest.approx(mine.x_gambles.mean())
     # the CI treats the seed as the unit: the three seats of one table are not independent
     assert summary["agents"]["random"]["ci95_t"] == pytest.approx(stats.t_interval(per_seed["random"]))
@@ -201,3 +202,15 @@ def test_eval_command_with_config_and_suite(tmp_path):
     summary = json.loads(_invoke(["eval", "--config", str(path), "--games", "3", "--json",
                                   "--no-progress"]).output)
     assert summary["games"] == 3 and summary["seeds"] == "seeds 0..2"
+
+
+def test_labels_name_agents_in_the_csv_the_summary_and_the_report(tmp_path):
+    out = tmp_path / "run"
+    result = _invoke(["eval", "dice-race", "--agents", "random:label=base,prefer:action=2,label=gambler",
+                      "--games", "10", "--out", str(out), "--json", "--no-progress"])
+    summary = json.loads(result.output)
+    assert list(summary["agents"]) == ["base", "gambler"]
+    assert (summary["pairs"][0]["a"], summary["pairs"][0]["b"]) == ("gambler", "base")
+    assert set(pd.read_csv(out / "games.csv").agent) == {"base", "gambler"}
+    report = (out / "report.md").read_text()
+    assert "- gambler: `prefer:action=2,label=gambler`" in report and "| gambler |" in report

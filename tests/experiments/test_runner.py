@@ -61,7 +61,7 @@ def test_seat_rngs_are_independent_of_other_seats():
 def test_record_has_per_seat_totals_categories_extras_and_latency():
     game = make_game("dice-race", players=2, rounds=5)
     r = play_game(game, ["random", "prefer:action=1"], 0)
-    assert r.agents == ["random", "prefer:action=1"] and r.decisions == [5, 5]
+    assert r.agents == ["random", "prefer(action=1)"] and r.decisions == [5, 5]
     assert r.totals[1] == 15.0 and r.categories[1] == {"bank": 0.0, "safe": 15.0, "gamble": 0.0}
     assert r.totals[0] == sum(r.categories[0].values())
     assert r.extras[0]["label"] == "p0" and all(t >= 0 for t in r.decision_seconds)

@@ -49,7 +49,7 @@ def test_dice_solo_eval_report(tmp_path):
             assert entry["mean_evaluation"] == pytest.approx(had.x_evaluation.mean())
     # same seeds, same cards: the thresholds are paired exactly
     by_agent = games.pivot(index="seed", columns="agent", values="x_threshold")
-    assert (by_agent["random"] == by_agent["prefer:action=2"]).all()
+    assert (by_agent["random"] == by_agent["prefer(action=2)"]).all()
     assert summary["pairs"][0]["n"] == 30
     for name in ("report.md", "summary.json", "cards.csv", "combinations.csv", "evaluation.png", "scores.png",
                  "paired_differences.png"):

@@ -1,0 +1,83 @@
+"""Display labels of agent specs: what tables, plots and CSV columns call an agent.
+
+A spec may name its label (``mcts:simulations=96,rollout=greedy,label=strong``); otherwise the
+label is a short automatic name: the agent's name alone without options, ``mcts(96, greedy)``
+for MCTS (simulations or time budget, rollout policy, and a prior or engine only when they are not
+the usual ones), ``ppo(<run folder>)`` for a trained policy, ``name(key=value, ...)`` for the rest.
+``label`` is stripped before the agent is built. :func:`unique_labels` refuses a list in which two
+different specs would be shown under one label.
+"""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+from typing import Any
+
+from envs.core.errors import ConfigError
+
+LABEL = "label"
+
+
+def pop_label(options: dict[str, Any]) -> str | None:
+    """Remove ``label`` from ``options`` and return it (None when absent); ConfigError if empty."""
+    if LABEL not in options:
+        return None
+    label = str(options.pop(LABEL)).strip()
+    if not label:
+        raise ConfigError("agent option label= needs a name")
+    return label
+
+
+def _mcts_label(options: dict[str, Any]) -> str:
+    sims, limit = options.get("simulations"), options.get("time_limit")
+    budget = [str(sims)] if sims not in (None, "none") else []
+    if limit is not None:
+        budget.append(f"{limit}s")
+    rollout = str(options.get("rollout", "random"))
+    parts = ["/".join(budget) or "200", rollout]
+    prior = options.get("prior")
+    if prior is not None and str(prior) != rollout:
+        parts.append(f"prior {prior}")
+    if str(options.get("engine", "python")) != "python":
+        parts.append(str(options["engine"]))
+    return f"mcts({', '.join(parts)})"
+
+
+def short_label(name: str, options: dict[str, Any]) -> str:
+    """The automatic label of agent ``name`` with ``options`` (``label`` already removed)."""
+    if not options:
+        return name
+    if name == "mcts":
+        return _mcts_label(options)
+    if name == "ppo" and set(options) == {"path"}:
+        path = PurePath(str(options["path"]))
+        return f"ppo({path.parent.name if path.suffix else path.name})"
+    return f"{name}({', '.join(f'{k}={v}' for k, v in options.items())})"
+
+
+def agent_label(spec: str | dict[str, Any]) -> str:
+    """The display label of ``spec`` (a ``name:key=value,...`` string or a dict with ``name``)."""
+    from agents.base import parse_agent_spec
+
+    if isinstance(spec, dict):
+        options = {k: v for k, v in spec.items() if k != "name"}
+        name = str(spec.get("name", "")).strip().lower()
+    else:
+        name, options = parse_agent_spec(spec)
+    explicit = pop_label(options)
+    return explicit if explicit is not None else short_label(name, options)
+
+
+def unique_labels(specs: list[str | dict[str, Any]]) -> list[str]:
+    """The labels of ``specs``; ConfigError when a spec is listed twice or two specs share a label."""
+    labels = [agent_label(s) for s in specs]
+    first: dict[str, Any] = {}
+    for spec, label in zip(specs, labels, strict=True):
+        if label not in first:
+            first[label] = spec
+        elif first[label] == spec:
+            raise ConfigError(f"agent listed twice: {spec}")
+        else:
+            raise ConfigError(f"agents {first[label]} and {spec} would both be shown as {label!r}; "
+                              "give one of them its own label= option")
+    return labels

@@ -1,0 +1,47 @@
+"""Agent display labels: short automatic names, an explicit label= option that never reaches the
+agent, and no two specs shown under one label."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.base import agent_label, make_agent
+from agents.labels import unique_labels
+from envs.core.errors import ConfigError
+from envs.core.registry import make_game
+
+
+@pytest.mark.parametrize(("spec", "label"), [
+    ("random", "random"),
+    ("greedy", "greedy"),
+    ("mcts:simulations=8,prior=greedy,rollout=greedy,widening=1/0.4,paired=true", "mcts(8, greedy)"),
+    ("mcts:engine=compiled,rollout=greedy,simulations=64,widening=1/0.5", "mcts(64, greedy, compiled)"),
+    ("mcts:simulations=4", "mcts(4, random)"),
+    ("mcts:simulations=none,time_limit=1.5,rollout=greedy", "mcts(1.5s, greedy)"),
+    ("mcts:simulations=16,prior=greedy", "mcts(16, random, prior greedy)"),
+    ("greedy:future=0.7,coin=2", "greedy(future=0.7, coin=2)"),
+    ("ppo:runs/train/league/policy.pt", "ppo(league)"),
+    ("mcts:simulations=96,rollout=greedy,label=strong", "strong"),
+    ({"name": "mcts", "simulations": 8, "rollout": "greedy"}, "mcts(8, greedy)"),
+    ({"name": "greedy", "label": "mine"}, "mine"),
+])
+def test_labels(spec, label):
+    assert agent_label(spec) == label
+
+
+def test_the_label_option_is_stripped_before_the_agent_is_built():
+    game = make_game("cartographers")
+    agent = make_agent("random:label=baseline", game)  # RandomAgent takes no options at all
+    assert agent.name == "random"
+    with pytest.raises(ConfigError, match="label= needs a name"):
+        agent_label("random:label=")
+
+
+def test_two_specs_under_one_label_are_refused_with_a_hint():
+    with pytest.raises(ConfigError, match="would both be shown as 'mcts\\(8, greedy\\)'; give one of them"):
+        unique_labels(["mcts:simulations=8,rollout=greedy", "mcts:simulations=8,rollout=greedy,paired=true"])
+    with pytest.raises(ConfigError, match="agent listed twice: greedy"):
+        unique_labels(["greedy", "greedy"])
+    labels = unique_labels(["mcts:simulations=8,rollout=greedy",
+                            "mcts:simulations=8,rollout=greedy,paired=true,label=paired"])
+    assert labels == ["mcts(8, greedy)", "paired"]
