@@ -23,7 +23,9 @@ Determinization (:func:`determinize_into`) mirrors ``CascadiaGame.determinize``:
 (stack and box) are sorted into a canonical order, then shuffled with the search's own stream,
 and the chance stream for bag draws gets fresh bits, so the search never depends on the real
 order. ``simulations`` is the number of playouts per turn (spread evenly over the candidates);
-``time_limit`` stops after the futures that fit.
+``time_limit`` makes it anytime: the first playout's duration caps how many candidates are compared,
+a future counts once every candidate has played it, the search stops at the deadline (at most one
+playout late) and, with no complete future, plays the greedy turn.
 """
 
 from __future__ import annotations
@@ -158,14 +160,12 @@ class TurnSearch:
     @staticmethod
     def check_options(rollout: str, max_depth: int | None, determinize_every: int, simulations: int | None,
                       ) -> None:
-        """This search always uses paired greedy playouts of whole turns, and its width comes from
-        the playout budget (a time limit only caps it)."""
+        """This search always uses paired greedy playouts of whole turns; its width comes from the
+        playout budget (``simulations``, and with a time limit at most as many playouts as the
+        first one's duration says will fit)."""
         if rollout != "greedy" or max_depth not in (None, 1) or determinize_every != 1:
             raise ConfigError("mcts: engine=compiled for cascadia searches whole turns with greedy "
                               "playouts: it needs rollout=greedy and no max_depth or determinize_every")
-        if simulations is None:
-            raise ConfigError("mcts: engine=compiled for cascadia needs simulations (playouts per turn; "
-                              "they set how many turns are compared); time_limit can cap them")
 
     @staticmethod
     def _key(state) -> tuple[int, ...]:
@@ -196,36 +196,57 @@ class TurnSearch:
         self._plan_key = key
         return int(plan[0])
 
+    def _playout(self, src, det, work, cand: np.ndarray, future: np.ndarray, sums: np.ndarray) -> None:
+        """One greedy playout of the candidate turn ``cand`` (1 x 3) on the future seeded by ``future``
+        (left unchanged, so every candidate sees the same determinization), added to ``sums`` (1 x P)."""
+        g, d = self.game, self.game.data
+        paired_playouts(src, det, work, cand, 1, 1, future.copy(), g.nbr, g.kind_edges, g.kind_info, g.tables,
+                        self.weights, d.solo_bonus_min, d.solo_bonus_points, sums)
+
     def _search(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         agent, game = self.agent, self.game
         cands, values = candidate_turns(game, state, self.weights)
         cands = cands[legal_mask[cands[:, 0]]]
         player = game.current_player(state)
         k_widen, alpha = agent.widening
-        budget = agent.simulations
-        width = cands.shape[0] if k_widen <= 0 else min(cands.shape[0], math.ceil(k_widen * budget ** alpha))
-        width = max(width, 1)
-        futures = max(1, budget // width)
         seed = int(rng.integers(2**62)) ^ (agent.seed_offset * 0x9E3779B97F4A7C15 % 2**62)
         stream = np.array([seed], dtype=np.uint64)
         src = state.board_args()
         det = tuple(a.copy() for a in src)
         work = tuple(a.copy() for a in src)
-        sums = np.zeros((width, game.num_players()))
-        d = game.data
         start = time.perf_counter()
         deadline = None if agent.time_limit is None else start + agent.time_limit
+        future = np.array([next_u64(stream)], dtype=np.uint64)
+        first = np.zeros((1, game.num_players()))
+        self._playout(src, det, work, cands[:1], future, first)  # candidate 0 on future 0 times a playout
+        budget = agent.simulations
+        if agent.time_limit is not None:  # no more playouts than the first one's duration says will fit
+            fit = max(1, int(agent.time_limit / max(time.perf_counter() - start, 1e-6)))
+            budget = fit if budget is None else min(budget, fit)
+        width = cands.shape[0] if k_widen <= 0 else min(cands.shape[0], math.ceil(k_widen * budget ** alpha))
+        width = max(width, 1)
+        futures = max(1, agent.simulations // width) if agent.simulations is not None else 1 << 62
+        sums = np.zeros((width, game.num_players()))
         done = 0
         while done < futures:
-            paired_playouts(src, det, work, cands, width, 1, stream, game.nbr, game.kind_edges,
-                            game.kind_info, game.tables, self.weights, d.solo_bonus_min, d.solo_bonus_points,
-                            sums)
+            this = np.zeros_like(sums)
+            this[0] = first[0] if done == 0 else 0.0
+            complete = True
+            for k in range(1 if done == 0 else 0, width):  # a future counts once every candidate played it
+                if deadline is not None and time.perf_counter() >= deadline:
+                    complete = False
+                    break
+                self._playout(src, det, work, cands[k:k + 1], future, this[k:k + 1])
+            if not complete:
+                break
+            sums += this
             done += 1
             if deadline is not None and time.perf_counter() >= deadline:
                 break
+            future = np.array([next_u64(stream)], dtype=np.uint64)
         elapsed = time.perf_counter() - start
-        means = sums[:, player] / done
-        best = int(np.argmax(means))  # first of the best: ties keep the greedy order
+        means = sums[:, player] / max(done, 1)
+        best = int(np.argmax(means)) if done else 0  # first of the best: ties keep the greedy order
         sims = done * width
         agent.total_simulations += sims
         agent.total_seconds += elapsed
@@ -235,8 +256,9 @@ class TurnSearch:
             "greedy_mean": float(means[0]), "visits": {int(cands[i, 0]): done for i in range(width)},
         }
         if agent.explaining:  # the turn's first action stands for its candidate turn (visits: playouts)
+            turns = [{"turn": [int(a) for a in cands[i] if a >= 0]} for i in range(width)]
             self._explain(search_statistics("mcts", cands[:width, 0], np.full(width, done), means,
-                                            int(cands[best, 0]), sims))
+                                            int(cands[best, 0]), sims, details=turns))
         return cands[best]
 
     def _explain(self, explanation: dict) -> None:

@@ -114,8 +114,6 @@ def test_search_options_that_do_not_apply_are_refused():
         make_agent("mcts:engine=compiled", game)
     with pytest.raises(ConfigError, match="rollout=greedy"):
         make_agent("mcts:engine=compiled,rollout=greedy,max_depth=3", game)
-    with pytest.raises(ConfigError, match="needs simulations"):
-        make_agent("mcts:engine=compiled,rollout=greedy,simulations=none,time_limit=1", game)
 
 
 def test_a_plan_never_carries_over_to_another_game():
