@@ -26,6 +26,7 @@ import numpy as np
 from envs.cartographers import kernels as K
 from envs.cartographers import vector_kernels as VK
 from envs.cartographers.game import CartographersGame, CartographersState
+from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 from envs.core.rng import derive_seed
 from envs.core.vector_env import BatchedGameVectorEnv, vector_env_options
@@ -45,6 +46,9 @@ class CartographersVectorEnv(BatchedGameVectorEnv):
     def __init__(self, num_envs: int, reward: str = "score", **game_options: Any):
         game_options.setdefault("players", 1)
         game = make_game("cartographers", **game_options)
+        if game.players != 1:
+            raise ConfigError(f"the cartographers vector env plays solo games only, got players="
+                              f"{game.players}")
         super().__init__(game, num_envs, reward)
         self.game: CartographersGame
         self._bst = VK.new_batch(self.num_envs, game.tb.mountains.shape[0])
@@ -78,5 +82,5 @@ class CartographersVectorEnv(BatchedGameVectorEnv):
 def make_vector_env(config: dict | None = None, **options: Any) -> CartographersVectorEnv:
     """RLlib's vector entry point: ``config`` is its ``env_config`` with ``num_envs`` added;
     ``reward`` and the game options go in the same mapping (see the module docstring)."""
-    num_envs, reward, game_options = vector_env_options(config, options)
+    num_envs, reward, _, game_options = vector_env_options(config, options)  # solo: no opponent
     return CartographersVectorEnv(num_envs, reward, **game_options)

@@ -1,5 +1,5 @@
-"""Numba kernels of the batched solo Cascadia env: N games checked, stepped, scored, masked and
-observed in one call, through the same rule kernels as the single env.
+"""Numba kernels of the batched Cascadia env: N games checked and stepped in one call, then
+scored, masked and observed in another, through the same rule kernels as the single env.
 
 ``bst`` holds the arrays of :class:`envs.cascadia.game.CascadiaState` with a leading sub-env
 axis, in ``board_args`` order then ``starters``: ``tiles`` int16[N, P, C], ``rots`` int8[N, P, C],
@@ -106,15 +106,11 @@ def observe(bst, i: int, p: int, kind_info, kind_table, score, out) -> None:
 
 
 @njit(cache=True)
-def step_batch(bst, actions, resetting, streams, setup, nbr, kind_edges, kind_info, kind_table, tables,
-               starter_cells, solo_bonus, scratch, score, legal, nlegal, totals, obs, mask, rewards,
-               terms) -> int:
+def apply_batch(bst, actions, resetting, streams, setup, nbr, kind_edges, kind_info, starter_cells, legal,
+                nlegal) -> int:
     """Check ``actions[i]`` of every sub-env not ``resetting`` against its kept legal list (on
-    the first illegal one return its index, having changed nothing); then start a new game from
-    ``streams[i]`` where ``resetting[i]`` (reward 0), else apply the action (reward: seat 0's
-    total score change). Write every sub-env's legal list, mask (float32), observation and
-    ``terms[i]`` = game over. ``solo_bonus`` = (min tiles, points); ``scratch`` from
-    ``kernels.score_scratch``; ``score`` int32[4, NUM_CAT]. Returns -1."""
+    the first illegal one return its index, having changed nothing); then deal a new game from
+    ``streams[i]`` where ``resetting[i]``, else apply the action. Returns -1."""
     n = actions.shape[0]
     for i in range(n):
         if not resetting[i] and not _is_legal(legal[i], nlegal[i], actions[i]):
@@ -126,6 +122,17 @@ def step_batch(bst, actions, resetting, streams, setup, nbr, kind_edges, kind_in
             K.apply_action(actions[i], bst[0][i], bst[1][i], bst[2][i], bst[3][i], bst[4][i],
                            bst[5][i], bst[6][i], bst[7][i], bst[8][i], bst[9][i], bst[10][i], bst[11][i],
                            bst[12][i], nbr, kind_edges, kind_info)
+    return -1
+
+
+@njit(cache=True)
+def observe_batch(bst, resetting, nbr, kind_info, kind_table, tables, solo_bonus, scratch, score, legal,
+                  nlegal, totals, obs, mask, rewards, terms) -> None:
+    """After :func:`apply_batch` (and the opponents' replies): score every sub-env (reward: seat
+    0's total score change, 0 where ``resetting``), keep its legal list, write its mask (float32),
+    seat 0's observation and ``terms[i]`` = game over. ``solo_bonus`` = (min tiles, points);
+    ``scratch`` from ``kernels.score_scratch``; ``score`` int32[4, NUM_CAT]."""
+    for i in range(resetting.shape[0]):
         ctl = bst[11][i]
         K.score_all_into(bst[2][i], bst[3][i], bst[5][i], bst[7][i], ctl, nbr, tables, solo_bonus[0],
                          solo_bonus[1], score, scratch)
@@ -141,4 +148,3 @@ def step_batch(bst, actions, resetting, streams, setup, nbr, kind_edges, kind_in
         for k in range(nlegal[i]):
             row[legal[i, k]] = 1.0
         observe(bst, i, 0, kind_info, kind_table, score, obs[i])
-    return -1

@@ -52,32 +52,33 @@ from envs.core.game import Game
 from envs.core.gym_env import MAX_GAME_SEED, merge_env_config, observation_space_for
 
 REWARD_MODES = ("score",)
-#: env_config keys a solo vector env accepts besides the game options (values checked)
-_SOLO_ENV_KEYS = {"seat": 0, "illegal_action": "raise", "render_mode": None}
+#: env_config keys of the single env that the vector env accepts at one value only
+_FIXED_ENV_KEYS = {"seat": 0, "illegal_action": "raise", "render_mode": None}
 
 
-def vector_env_options(config: Any, options: dict[str, Any]) -> tuple[int, str, dict[str, Any]]:
-    """(num_envs, reward, game options) from RLlib's ``env_config`` (``num_envs`` added by RLlib's
-    vector entry point) and keyword options. The single env's ``seat``, ``illegal_action`` and
-    ``render_mode`` are accepted at their solo defaults; ``opponent`` is ignored (no other seat)."""
+def vector_env_options(config: Any, options: dict[str, Any]) -> tuple[int, str, Any, dict[str, Any]]:
+    """(num_envs, reward, opponent, game options) from RLlib's ``env_config`` (``num_envs`` added
+    by RLlib's vector entry point) and keyword options. The single env's ``seat``,
+    ``illegal_action`` and ``render_mode`` are accepted at their defaults (the learner is seat 0);
+    ``opponent`` (default "random") matters only with ``players`` > 1."""
     merged = merge_env_config(config, options, "num_envs")
     if "num_envs" not in merged:
         raise ConfigError("num_envs is missing: create the vector env through RLlib with "
                           "gym_env_vectorize_mode='vector_entry_point', or pass num_envs")
     num_envs = merged.pop("num_envs")
     reward = merged.pop("reward", "score")
-    merged.pop("opponent", None)
-    for key, allowed in _SOLO_ENV_KEYS.items():
+    opponent = merged.pop("opponent", "random")
+    for key, allowed in _FIXED_ENV_KEYS.items():
         if key in merged and merged.pop(key) != allowed:
             raise ConfigError(f"the vector env supports only {key}={allowed!r}")
-    return num_envs, reward, merged
+    return num_envs, reward, opponent, merged
 
 
 class BatchedGameVectorEnv(VectorEnv):
     """N games of one kind stepped together; subclasses implement :meth:`_run` and friends.
 
     Args:
-        game: the rules object every sub-env plays (``players`` = 1).
+        game: the rules object every sub-env plays; the learner is seat 0.
         num_envs: number of sub-envs N (>= 1).
         reward: "score" (own score change).
     """
@@ -89,9 +90,6 @@ class BatchedGameVectorEnv(VectorEnv):
             raise ConfigError(f"num_envs must be an integer >= 1, got {num_envs!r}")
         if reward not in REWARD_MODES:
             raise ConfigError(f"reward must be one of {REWARD_MODES} for the vector env, got {reward!r}")
-        if game.num_players() != 1:
-            raise ConfigError(f"the {game.name} vector env plays solo games only, got players="
-                              f"{game.num_players()}")
         self.game = game
         self.num_envs = int(num_envs)
         self.reward_mode = reward

@@ -24,10 +24,16 @@ from experiments.bench_vector import random_legal_actions
 GAMES = {"cartographers": (make_cartographers, CartographersEnv), "cascadia": (make_cascadia, CascadiaEnv)}
 
 
-def _pair(game: str, n: int) -> tuple[gym.vector.VectorEnv, SyncVectorEnv]:
+#: (game, options) of the sync comparison: solo both, and Cascadia with opponents in the other seats
+SETTINGS = [("cartographers", {}), ("cascadia", {}), ("cascadia", {"players": 3, "opponent": "greedy"}),
+            ("cascadia", {"players": 2, "opponent": "random"})]
+
+
+def _pair(game: str, n: int, options: dict) -> tuple[gym.vector.VectorEnv, SyncVectorEnv]:
     make, single = GAMES[game]
-    sync = SyncVectorEnv([single for _ in range(n)], autoreset_mode=AutoresetMode.NEXT_STEP)
-    return make({"num_envs": n}), sync
+    sync = SyncVectorEnv([lambda: single(**options) for _ in range(n)],
+                         autoreset_mode=AutoresetMode.NEXT_STEP)
+    return make({"num_envs": n, **options}), sync
 
 
 def _assert_same_obs(a: dict, b: dict) -> None:
@@ -35,10 +41,10 @@ def _assert_same_obs(a: dict, b: dict) -> None:
     assert np.array_equal(a["action_mask"], b["action_mask"])
 
 
-def _run_against_sync(game: str, n: int, seed: int, episodes: int) -> None:
+def _run_against_sync(game: str, options: dict, n: int, seed: int, episodes: int) -> None:
     """Random legal actions until every sub-env has ended ``episodes`` games and played a few
     steps of the next; halfway, both envs are reset without a seed (the generators' next games)."""
-    vec, sync = _pair(game, n)
+    vec, sync = _pair(game, n, options)
     rng = np.random.default_rng(seed)
     obs, _ = vec.reset(seed=seed)
     ref, _ = sync.reset(seed=seed)
@@ -70,9 +76,10 @@ def _run_against_sync(game: str, n: int, seed: int, episodes: int) -> None:
     assert len(set(vec.game_seeds.tolist())) == n
 
 
-@pytest.mark.parametrize("game", sorted(GAMES))
-def test_sub_envs_play_the_single_envs_games_through_autoresets(game):
-    _run_against_sync(game, n=4, seed=40, episodes=3)
+@pytest.mark.parametrize(("game", "options"), SETTINGS)
+def test_sub_envs_play_the_single_envs_games_through_autoresets(game, options):
+    episodes = 3 if options.get("players", 1) == 1 else 2
+    _run_against_sync(game, options, n=4 if episodes == 3 else 3, seed=40, episodes=episodes)
 
 
 @pytest.mark.parametrize("game", sorted(GAMES))
@@ -147,8 +154,11 @@ def test_bad_configs_fail_with_one_clear_line(game):
         make({})
     with pytest.raises(ConfigError, match="num_envs must be an integer >= 1"):
         make({"num_envs": 0})
-    with pytest.raises(ConfigError, match="solo games only"):
-        make({"num_envs": 2, "players": 2})
+    with pytest.raises(ConfigError, match="solo games only" if game == "cartographers" else "players"):
+        make({"num_envs": 2, "players": 5})
+    if game == "cascadia":
+        with pytest.raises(ConfigError, match="unknown"):
+            make({"num_envs": 2, "players": 2, "opponent": "no-such-agent"})
     with pytest.raises(ConfigError, match="illegal_action='raise'"):
         make({"num_envs": 2, "illegal_action": "penalize"})
     with pytest.raises(ConfigError, match="reset"):
