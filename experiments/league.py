@@ -68,6 +68,11 @@ def sampling_weights(mode: str, members: list[dict[str, Any]]) -> list[float]:
     return weights
 
 
+def should_promote(comparison: dict[str, Any]) -> bool:
+    """The promotion rule: main's paired margin over the newest snapshot has a 95% CI above 0."""
+    return bool(comparison["n"] >= 2 and comparison["ci95"][0] > 0)
+
+
 class League:
     """Members (frozen snapshots in module slots), their results and the promotion history."""
 
@@ -112,8 +117,8 @@ class League:
         path = save_policy_file(self.out / "league" / f"member_{index}.pt", self.config, weights,
                                 {"iteration": iteration, "timesteps": timesteps})
         set_module_weights(algo, {f"league_{slot}": weights})
-        member = {"index": index, "slot": slot, "file": str(path), "iteration": iteration,
-                  "timesteps": timesteps, "games": 0, "main_wins": 0.0}
+        member = {"index": index, "slot": slot, "file": str(path.relative_to(self.out)),
+                  "iteration": iteration, "timesteps": timesteps, "games": 0, "main_wins": 0.0}
         self.members.append(member)
         self.promotions.append({"index": index, "iteration": iteration, "timesteps": timesteps})
         self._push_sampling(algo)
@@ -142,11 +147,11 @@ class League:
         for g in range(games):
             seat = g % self.players
             opponents = [self.members[int(i)] for i in rng.integers(len(self.members), size=self.players)]
-            specs = [f"ppo:{m['file']}" for m in opponents]
+            specs = [f"ppo:{self.out / m['file']}" for m in opponents]
             specs[seat] = f"ppo:{main_policy}"
             record = play_game(game, specs, seed0 + g)
             baseline = list(specs)
-            baseline[seat] = f"ppo:{newest['file']}"
+            baseline[seat] = f"ppo:{self.out / newest['file']}"
             base_record = play_game(game, baseline, seed0 + g)
             with_main.append(record.totals[seat])
             with_newest.append(base_record.totals[seat])
@@ -167,7 +172,7 @@ class League:
                                 get_module_weights(algo, MAIN_MODULE), {"timesteps": step})
         result = self.evaluate_main(str(path), rng)
         self.checks += 1
-        promoted = result["ci95"][0] > 0
+        promoted = should_promote(result)
         writer.add_scalar("league/margin_vs_newest", result["mean_difference"], step)
         writer.add_scalar("league/margin_ci_low", result["ci95"][0], step)
         writer.add_scalar("league/margin_ci_high", result["ci95"][1], step)

@@ -13,6 +13,7 @@ from typing import Any
 
 import pandas as pd
 
+from agents.base import agent_label
 from experiments import stats
 from experiments.eval_config import EvalSpec
 from experiments.evaluate import per_seed_scores, run_evaluation
@@ -53,16 +54,17 @@ class TrainingEvaluator:
 
     def evaluate(self, policy_path: str) -> dict[str, float]:
         """Mean score of ``ppo:<policy_path>`` and its paired difference to each baseline."""
-        spec = f"ppo:{policy_path}"
+        spec = f"ppo:{policy_path},label=ppo"
         mine = self._scores([spec])
+        spec = agent_label(spec)
         base = self.baseline_scores()
         result: dict[str, float] = {"mean_score": float(mine[spec].mean()), "games": float(len(mine))}
         if f"{spec}#evaluation" in mine.columns:
             result["mean_evaluation"] = float(mine[f"{spec}#evaluation"].mean())
         for name in self.baselines:
-            comparison = stats.paired_comparison(mine[spec], base[name], a="ppo", b=name)
+            comparison = stats.paired_comparison(mine[spec], base[agent_label(name)], a="ppo", b=name)
             result[f"diff_vs_{name}"] = comparison.mean_difference
             result[f"diff_vs_{name}_ci_low"] = float(comparison.ci95[0])
             result[f"diff_vs_{name}_ci_high"] = float(comparison.ci95[1])
-            result[f"{name}_mean_score"] = float(base[name].mean())
+            result[f"{name}_mean_score"] = float(base[agent_label(name)].mean())
         return result
