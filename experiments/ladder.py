@@ -124,21 +124,22 @@ def _part_complete(part: Path, meta: dict[str, Any], per_seed: int) -> bool:
     return old == meta and len(rows.groupby(["seed", "lineup"])) == meta["games"] * per_seed
 
 
-def play_part(spec: EvalSpec, out: Path, workers: int = 1, progress: bool = True) -> Path:
-    """Play ``spec`` into ``out/parts/<first>-<last>`` (skipped when that part is already complete)."""
+def play_part(spec: EvalSpec, out: Path, workers: int = 1, progress: bool = True) -> EvalRun | None:
+    """Play ``spec`` into ``out/parts/<first>-<last>``; None when that part was already complete.
+    A part stopped by Ctrl-C is not marked complete (a rerun plays it again)."""
     game = make_game(spec.game, **spec.game_options())
     players = game.num_players()
     part = out / "parts" / f"{spec.seeds[0]}-{spec.seeds[-1]}"
     meta = _part_meta(spec, players)
     if _part_complete(part, meta, len(lineups(spec.agents, players, spec.seating))):
         click.echo(f"{part} is complete: not replayed", err=True)
-        return part
+        return None
     part.mkdir(parents=True, exist_ok=True)
     (part / META_FILE).unlink(missing_ok=True)
     run = run_evaluation(spec, out_dir=part, progress=progress, game=game, workers=workers)
     if not run.interrupted:
         (part / META_FILE).write_text(json.dumps(meta, indent=2))
-    return part
+    return run
 
 
 def combine_parts(dirs: list[Path]) -> EvalRun:
@@ -317,8 +318,13 @@ def ladder(args: tuple[str, ...], agents: str | None, players: int | None, suite
         spec, _ = build_ladder_spec(args[0] if args else None, agents, players, suite, seeds, seconds, config,
                                     seating, metric)
         out_dir = prepare_out_dir(out or f"runs/ladder/{spec.game}")
-        play_part(spec, out_dir, workers=workers, progress=not no_progress)
-        run = combine_parts([out_dir])
+        played = play_part(spec, out_dir, workers=workers, progress=not no_progress)
+        if played is not None and played.interrupted:
+            click.echo(f"interrupted: this ladder covers the {played.rows.seed.nunique()} seeds every agent "
+                       "finished; rerun the same --seeds to play the part whole", err=True)
+            run = played
+        else:
+            run = combine_parts([out_dir])
     _, text = write_ladder(run, out_dir, command)
     click.echo(text)
     click.echo(f"wrote {out_dir}/ladder.md, ladder.csv, ladder.png, summary.json")

@@ -117,3 +117,23 @@ def test_shipped_ladder_configs_are_valid():
     for path in configs:
         spec, _ = build_ladder_spec(None, None, None, None, None, None, str(path))
         assert spec.seeds and len(spec.agents) >= 2, path.name
+
+
+def test_an_interrupted_part_is_summarised_but_not_marked_complete(tmp_path, monkeypatch):
+    import experiments.ladder as ladder_module
+
+    real = ladder_module.run_evaluation
+
+    def stopped_after_three_seeds(spec, **kwargs):  # what Ctrl-C leaves: the seeds every agent finished
+        run = real(spec, **kwargs)
+        run.rows = run.rows[run.rows.seed < spec.seeds[0] + 3]
+        run.records = [r for r in run.records if r.seed < spec.seeds[0] + 3]
+        run.interrupted = True
+        return run
+
+    monkeypatch.setattr(ladder_module, "run_evaluation", stopped_after_three_seeds)
+    out = tmp_path / "cut"
+    text = _ladder(["dice-race", "--agents", AGENTS, "--seeds", "0-5", "--out", str(out)])
+    assert "interrupted" in text
+    assert pd.read_csv(out / "ladder.csv")["seeds"].tolist() == [3, 3, 3]
+    assert not list(out.glob("parts/*/ladder_part.json"))  # a rerun plays the part again
