@@ -38,7 +38,7 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarr
 
 
 def make_batched_env(game: str, num_envs: int, **options: Any) -> gym.vector.VectorEnv:
-    """The natively batched vector env of ``game`` (solo)."""
+    """The natively batched vector env of ``game`` (solo unless ``options`` say otherwise)."""
     if game == "cartographers":
         from envs.cartographers.vector_env import make_vector_env
     elif game == "cascadia":
@@ -49,7 +49,7 @@ def make_batched_env(game: str, num_envs: int, **options: Any) -> gym.vector.Vec
 
 
 def make_looped_env(game: str, num_envs: int, **options: Any) -> gym.vector.VectorEnv:
-    """gymnasium's SyncVectorEnv over ``num_envs`` single envs of ``game`` (solo)."""
+    """gymnasium's SyncVectorEnv over ``num_envs`` single envs of ``game``."""
     if game == "cartographers":
         from envs.cartographers.env import CartographersEnv as Env
     elif game == "cascadia":
@@ -75,36 +75,44 @@ def steps_per_s(env: gym.vector.VectorEnv, seconds: float, seed: int = 0) -> flo
             return steps / elapsed
 
 
-def _measure(make, game: str, num_envs: int, seconds: float) -> float:
-    env = make(game, num_envs)
+def _measure(make, game: str, num_envs: int, seconds: float, options: dict[str, Any]) -> float:
+    env = make(game, num_envs, **options)
     try:
         return steps_per_s(env, seconds)
     finally:
         env.close()
 
 
-def vector_env_steps_per_s(game: str, num_envs: int = 64, seconds: float = 10.0) -> float:
-    """Sub-env steps/s of ``game``'s batched vector env with ``num_envs`` games."""
-    return _measure(make_batched_env, game, num_envs, seconds)
+def vector_env_steps_per_s(game: str, num_envs: int = 64, seconds: float = 10.0, **options: Any) -> float:
+    """Sub-env steps/s of ``game``'s batched vector env with ``num_envs`` games (``options``: env
+    options such as ``players`` and ``opponent`` for Cascadia; solo by default)."""
+    return _measure(make_batched_env, game, num_envs, seconds, options)
 
 
-def looped_env_steps_per_s(game: str, num_envs: int = 64, seconds: float = 10.0) -> float:
+def looped_env_steps_per_s(game: str, num_envs: int = 64, seconds: float = 10.0, **options: Any) -> float:
     """Sub-env steps/s of a SyncVectorEnv loop over ``num_envs`` single envs of ``game``."""
-    return _measure(make_looped_env, game, num_envs, seconds)
+    return _measure(make_looped_env, game, num_envs, seconds, options)
 
 
-def compare(games: tuple[str, ...] = VECTOR_GAMES, num_envs: int = 64, seconds: float = 10.0) -> dict:
-    """Per game: batched and looped steps/s and their ratio."""
+#: the settings ``compare`` measures: name -> (game, env options)
+SETTINGS = {"cartographers": ("cartographers", {}), "cascadia": ("cascadia", {}),
+            "cascadia_4p_greedy": ("cascadia", {"players": 4, "opponent": "greedy"})}
+
+
+def compare(settings: tuple[str, ...] = tuple(SETTINGS), num_envs: int = 64, seconds: float = 10.0) -> dict:
+    """Per setting: batched and looped steps/s (learner steps) and their ratio."""
     out = {}
-    for game in games:
-        batched = vector_env_steps_per_s(game, num_envs, seconds)
-        looped = looped_env_steps_per_s(game, num_envs, seconds)
-        out[game] = {"num_envs": num_envs, "vector_env_steps_per_s": round(batched),
+    for name in settings:
+        game, options = SETTINGS[name]
+        batched = vector_env_steps_per_s(game, num_envs, seconds, **options)
+        looped = looped_env_steps_per_s(game, num_envs, seconds, **options)
+        out[name] = {"num_envs": num_envs, "vector_env_steps_per_s": round(batched),
                      "looped_env_steps_per_s": round(looped), "ratio": round(batched / looped, 1)}
     return out
 
 
 if __name__ == "__main__":
     import json
+    import sys
 
-    print(json.dumps(compare(), indent=2))
+    print(json.dumps(compare(tuple(sys.argv[1:]) or tuple(SETTINGS)), indent=2))
