@@ -188,3 +188,14 @@ def test_vector_entry_point_as_rllib_registers_it(game):
         ended += int(terms.sum())
         assert all(("score" in infos[i]) == bool(terms[i]) for i in range(5))
     assert ended > 0
+
+
+def test_random_legal_actions_draws_every_legal_action_and_nothing_else():
+    mask = np.zeros((3, 7), dtype=np.float32)
+    mask[0, [1, 4, 6]] = 1.0
+    mask[2, 3] = 1.0  # row 1 has no legal action (a finished game): 0, ignored by the next step
+    rng = np.random.default_rng(0)
+    drawn = np.array([random_legal_actions(mask, rng) for _ in range(300)])
+    assert set(drawn[:, 0].tolist()) == {1, 4, 6}
+    assert set(drawn[:, 1].tolist()) == {0} and set(drawn[:, 2].tolist()) == {3}
+    assert min(np.bincount(drawn[:, 0])[[1, 4, 6]]) > 60  # about uniform (100 each expected)
