@@ -42,6 +42,7 @@ import time
 import numpy as np
 
 from agents import mcts_dorfromantik_kernels as DK
+from agents.explain import search_statistics
 from envs.core.errors import ConfigError
 from envs.core.rng import new_stream, next_u64
 from envs.dorfromantik import kernels as K
@@ -140,6 +141,9 @@ class TurnSearch:
         legal = np.flatnonzero(legal_mask)
         if legal.size == 1:
             agent.last_stats = {"simulations": 0, "seconds": 0.0, "forced": True}
+            if agent.explaining:
+                agent.last_explanation = {"kind": "mcts", "chosen": int(legal[0]), "forced": True,
+                                          "candidates": [{"action": int(legal[0])}]}
             return int(legal[0])
         start = time.perf_counter()
         deadline = None if agent.time_limit is None else start + agent.time_limit
@@ -186,6 +190,12 @@ class TurnSearch:
             "greedy_mean": float(means[0]) if common else math.nan,
             "visits": {int(actions[i]): int(counts[i]) for i in range(width)},
         }
+        if agent.explaining:  # visits: playouts per candidate; value: mean final score on the shared futures
+            shown = np.zeros(width)
+            if common:
+                shown = np.where(np.isfinite(means[:width]), means[:width], 0.0)
+            agent.last_explanation = search_statistics("mcts", actions[:width], counts[:width], shown,
+                                                       int(actions[best]), sims)
         return int(actions[best])
 
 

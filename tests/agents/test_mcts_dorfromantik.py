@@ -214,3 +214,16 @@ def test_forced_and_option_errors(game):
     mask[int(np.flatnonzero(game.legal_mask(state))[0])] = True
     assert agent.act(state, mask, np.random.default_rng(0)) == int(np.flatnonzero(mask)[0])
     assert agent.last_stats["forced"]
+
+
+def test_an_explaining_search_reports_its_candidates_without_changing_its_choice(game):
+    state = _midgame(game, 6, 18)
+    plain = make_agent(SPEC, game)
+    chosen = plain.act(state, game.legal_mask(state), np.random.default_rng(2))
+    agent = make_agent(SPEC, game)
+    agent.explaining = True
+    assert agent.act(state, game.legal_mask(state), np.random.default_rng(2)) == chosen
+    told = agent.last_explanation
+    assert told["chosen"] == chosen and told["simulations"] == 24
+    assert chosen in [c["action"] for c in told["candidates"]]
+    assert sum(c["visits"] for c in told["candidates"]) == 24
