@@ -39,16 +39,24 @@ def take_explanation(agent: Any) -> dict[str, Any] | None:
 
 def ranked_values(kind: str, actions: np.ndarray, values: np.ndarray, chosen: int,
                   top: int = TOP_K) -> dict[str, Any]:
-    """Explanation of a value-ranked choice: the ``top`` best actions with their values."""
-    order = np.argsort(-np.asarray(values, dtype=np.float64), kind="stable")[:top]
+    """Explanation of a value-ranked choice: the ``top`` best actions with their values (the
+    chosen one first among equal values, and always listed)."""
+    actions = np.asarray(actions)
+    order = np.lexsort((actions != chosen, -np.asarray(values, dtype=np.float64)))[:top]
+    mine = np.flatnonzero(actions == chosen)
+    if mine.size and mine[0] not in order:
+        order[-1] = mine[0]
     return {"kind": kind, "chosen": int(chosen), "legal": int(len(actions)),
             "candidates": [{"action": int(actions[i]), "value": round(float(values[i]), 4)} for i in order]}
 
 
 def search_statistics(kind: str, actions: np.ndarray, visits: np.ndarray, values: np.ndarray, chosen: int,
-                      simulations: int, top: int = TOP_K) -> dict[str, Any]:
-    """Explanation of a search: the most visited root actions with visits and mean value."""
+                      simulations: int, top: int = TOP_K,
+                      details: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Explanation of a search: the most visited root actions with visits and mean value
+    (``details[i]``, e.g. a whole planned turn, is added to candidate i)."""
     order = np.lexsort((-np.asarray(values, dtype=np.float64), -np.asarray(visits, dtype=np.float64)))[:top]
     return {"kind": kind, "chosen": int(chosen), "simulations": int(simulations),
             "candidates": [{"action": int(actions[i]), "visits": int(visits[i]),
-                            "value": round(float(values[i]), 4)} for i in order]}
+                            "value": round(float(values[i]), 4), **(details[i] if details else {})}
+                           for i in order]}

@@ -41,15 +41,20 @@ def _label(game: Game, view: Any, state: State, action: int) -> str:
 def _candidates(game: Game, view: Any, before: State, line: dict[str, Any]) -> tuple[list[dict], str]:
     """The candidates to highlight (the agent's, or the move alone) and a line saying whose they are."""
     explanation = line.get("explanation") or {}
-    listed = explanation.get("candidates") or [{"action": line["action"]}]
+    listed = list(explanation.get("candidates") or [])
+    if not any(int(c["action"]) == line["action"] for c in listed):
+        listed.append({"action": line["action"]})  # the move is always shown, listed or not
     out = []
     for entry in listed:
         action = int(entry["action"])
+        turn = [int(a) for a in entry.get("turn", [action])]  # a search over whole turns lists them
         try:
-            where = view.candidate(before, action)
+            where = view.candidate(before, turn[0])
+            for later in turn[1:]:  # where the turn's later actions go (tile, token) is drawn too
+                where = {**view.candidate(before, later), **where}
         except Exception:  # a candidate the view cannot place (never expected) is listed, not drawn
             where = None
-        out.append({"action": action, "label": _label(game, view, before, action),
+        out.append({"action": action, "label": "; ".join(_label(game, view, before, a) for a in turn),
                     "chosen": action == line["action"], "where": where,
                     "stats": {k: entry[k] for k in _STAT_KEYS if k in entry}})
     if not explanation:
@@ -125,10 +130,19 @@ def write_replay(record_file: str | Path, out: str | Path | None = None) -> Path
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="HTML file to write (default: FILE with .html).")
 @click.option("--open", "open_page", is_flag=True, help="Open the page in the default browser.")
-def replay_command(record_file: Path, out: Path | None, open_page: bool) -> None:
+@click.option("--screenshot", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also save a PNG of the page (headless chromium: make browser).")
+@click.option("--step", type=int, default=None, help="Decision shown by --screenshot (default: the last).")
+def replay_command(record_file: Path, out: Path | None, open_page: bool, screenshot: Path | None,
+                   step: int | None) -> None:
     """Turn the game record FILE into one self-contained HTML page to watch the game."""
     page = write_replay(record_file, out)
     click.echo(f"wrote {page} ({page.stat().st_size // 1024} KiB); open it in any browser "
                f"(add #step=K to open at decision K)")
+    if screenshot is not None:
+        from experiments.replay_browser import screenshot as take
+
+        png = take(page, screenshot, step if step is not None else 10**9)
+        click.echo(f"wrote {png} ({png.stat().st_size // 1024} KiB)")
     if open_page:
         webbrowser.open(page.resolve().as_uri())

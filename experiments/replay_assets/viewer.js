@@ -184,6 +184,12 @@ function extraPanel(step) {
   if (D.game === "dorfromantik" && step.hand) return `<div>drawn tile</div>${drawLoose(step.hand, 26, "dorf", false)}`;
   return "";
 }
+// a category named like a terrain or animal of the legend takes its colour
+function chartColor(key, j) {
+  if (key === "total") return "#000";
+  const named = (D.legend.wildlife || []).concat(D.legend.terrains).find(t => t.name === key || t.name + "s" === key || key.endsWith("_" + t.name));
+  return named ? named.color : CHART_COLORS[j % CHART_COLORS.length];
+}
 function drawChart() {
   const svg = el("chart"), W = 360, H = 170, L = 30, B = 18;
   const keys = D.chart_keys.concat(["total"]);
@@ -195,13 +201,13 @@ function drawChart() {
           `<text x="${L}" y="${H - 4}" font-size="10">decision 0</text><text x="${W - 4}" y="${H - 4}" font-size="10" text-anchor="end">${N}</text>`;
   series.forEach((vals, j) => {
     const pts = vals.map((v, i) => `${X(i).toFixed(1)},${Y(v).toFixed(1)}`).join(" ");
-    const color = keys[j] === "total" ? "#000" : CHART_COLORS[j % CHART_COLORS.length];
+    const color = chartColor(keys[j], j);
     s += `<polyline points="${pts}" fill="none" stroke="${color}" stroke-width="${keys[j] === "total" ? 2 : 1.3}"/>`;
   });
   s += `<line id="cursor" x1="${X(current)}" y1="4" x2="${X(current)}" y2="${H - B}" stroke="#ff1f6b" stroke-width="1.5"/>`;
   svg.innerHTML = s;
   el("chart-legend").innerHTML = keys.map((k, j) => `<span class="legend-item"><span class="swatch" style="background:` +
-    `${k === "total" ? "#000" : CHART_COLORS[j % CHART_COLORS.length]}"></span>${esc(k.replace(/_/g, " "))}</span>`).join("");
+    `${chartColor(k, j)}"></span>${esc(k.replace(/_/g, " "))}</span>`).join("");
 }
 function legendPanel() {
   let s = "<div>legend</div>" + D.legend.terrains.map(t =>
@@ -228,9 +234,11 @@ function show(k) {
       : drawHexBoard(step, seat, D.game === "cascadia" ? 22 : 24, D.game === "cascadia" ? "cascadia" : "dorf");
     const acting = step.seat === seat || (step.candidates[0] && step.candidates[0].where && step.candidates[0].where.board === seat);
     const extra = step.boards[seat].nature !== undefined ? `, nature tokens ${step.boards[seat].nature}` : "";
-    const who = D.game === "dorfromantik" ? "shared landscape" : `${D.seat_names[seat]}: ${esc(D.agents[seat])}`;
+    const who = D.game === "dorfromantik" ? "shared landscape" : D.seat_names[seat];
+    const agent = D.game === "dorfromantik" ? D.agents.join(", ") : D.agents[seat];
     boards += `<div class="seat${acting ? " acting" : ""}" data-seat="${seat}" data-filled="${drawn.filled}">` +
-              `<h3>${who} &mdash; total <span class="seat-total">${step.scores[seat].total}</span>${extra}</h3>${drawn.svg}</div>`;
+              `<h3>${who} &mdash; total <span class="seat-total">${step.scores[seat].total}</span>${extra}</h3>` +
+              `<div class="agent" title="${esc(agent)}">${esc(agent)}</div>${drawn.svg}</div>`;
   });
   el("boards").innerHTML = boards;
   el("table").innerHTML = scoreTable(step);
