@@ -25,12 +25,23 @@ class SeedSuite:
     description: str = ""
 
 
+#: the most games one evaluation lists (its seeds are held in memory; simulate streams larger runs)
+MAX_GAMES = 10_000_000
+#: the largest seed: seeds are written as int64 columns (games.csv, Parquet)
+MAX_SEED = 2**63 - 1
+
+
 def seed_range(seed: int, games: int) -> tuple[int, ...]:
     """The seeds ``seed .. seed + games - 1`` (validated)."""
     if games < 1:
         raise ConfigError(f"games must be at least 1, got {games}")
+    if games > MAX_GAMES:
+        raise ConfigError(f"games must be at most {MAX_GAMES:,} (use simulate for more), got {games}")
     if seed < 0:
         raise ConfigError(f"seed must be >= 0, got {seed}")
+    if seed + games - 1 > MAX_SEED:
+        raise ConfigError(f"seeds must stay below 2**63 (they are stored as int64), "
+                          f"got {seed}..{seed + games - 1}")
     return tuple(range(seed, seed + games))
 
 

@@ -171,3 +171,14 @@ def test_play_checks_campaign_options_before_playing(capsys, tmp_path, args, fra
 def test_a_data_file_error_type_is_a_config_error():
     # the CLI turns every ConfigError into exit code 2; data-file problems must be among them
     assert issubclass(DataFileError, ConfigError)
+
+
+@pytest.mark.parametrize("args, fragment", [
+    (["--games", str(2**70)], "games must be at most 10,000,000"),
+    (["--seed", str(2**63 - 1), "--games", "2"], "seeds must stay below 2**63"),
+])
+@pytest.mark.parametrize("command", ["eval", "solo-eval"])
+def test_seed_ranges_that_cannot_be_held_are_refused(capsys, command, args, fragment):
+    # found by the CLI fuzz: --games 2**70 overflowed range() with a traceback
+    code, _, err = run_cli(capsys, [*OUT_COMMANDS[command], *args])
+    assert_one_line_error(code, err, fragment)
