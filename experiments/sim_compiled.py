@@ -1,10 +1,130 @@
-"""Compiled game loops for ``simulate``: whole games in numba for agents that have one."""
+"""Compiled game loops for ``simulate``: whole games in numba for agents that have one.
+
+A loop plays one game from ``game.new_game(seed)`` to the end with the random agent in every seat,
+making exactly the choices :class:`agents.random.RandomAgent` makes through the Python engine: the
+legal actions in ascending order, ``legal[rng.integers(n)]`` from the seat's own generator
+(``numpy_generator(seed, "seat<i>")``), whose PCG64 state the loop advances in numba
+(:mod:`experiments.sim_pcg`). The final state then goes through the same score sheets and winners
+as :func:`experiments.runner.play_game`, so the rows are identical (tested for every game and seat
+count). Games without a loop here (Dorfromantik, whose actions are coded relative to a moving
+window) and any other agent fall back to the Python engine (``play_columns`` returns None).
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+from numba import njit
 
-def play_columns(game: Any, agents: list[str], seeds: list[int], index: int) -> dict[str, Any] | None:
-    """One chunk's columns from a compiled loop, or None when some seat's agent has none."""
-    return None
+from agents.base import agent_label, parse_agent_spec
+from envs.cartographers import kernels as CK
+from envs.cascadia import kernels as SK
+from envs.core.rng import numpy_generator
+from experiments.runner import GameRecord, winners
+from experiments.sim_pcg import integers, pcg_state
+
+
+@njit(cache=True)
+def kth_true(mask: np.ndarray, k: int) -> int:
+    """Index of the ``k``-th (from 0) true entry of ``mask``; -1 when there are fewer."""
+    for i in range(mask.shape[0]):
+        if mask[i]:
+            if k == 0:
+                return i
+            k -= 1
+    return -1
+
+
+@njit(cache=True)
+def cartographers_random_game(st, tb, pcg: np.ndarray, buf: np.ndarray, mask: np.ndarray,
+                              decisions: np.ndarray) -> None:
+    """Play the Cartographers game in ``st`` to the end, every seat random (see module docstring)."""
+    meta = st[6]
+    while meta[CK.M_PHASE] != CK.PHASE_OVER:
+        seat = meta[CK.M_ACTOR]
+        n = CK.legal_mask_into(st, tb, buf, mask)
+        action = kth_true(mask, integers(pcg[seat], n))
+        decisions[seat] += 1
+        CK.step(st, tb, action)
+
+
+@njit(cache=True)
+def cascadia_random_game(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl, rng,
+                         nbr, kind_edges, kind_info, pcg: np.ndarray, buf: np.ndarray,
+                         decisions: np.ndarray) -> None:
+    """Play the Cascadia game in these arrays to the end, every seat random (ascending legal list)."""
+    while ctl[SK.C_PHASE] != SK.PHASE_OVER:
+        seat = ctl[SK.C_CUR]
+        n = SK.legal_actions(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, buf)
+        action = buf[integers(pcg[seat], n)]
+        decisions[seat] += 1
+        SK.apply_action(action, tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
+                        ctl, rng, nbr, kind_edges, kind_info)
+
+
+def _cartographers(game: Any) -> Callable[[Any, np.ndarray, np.ndarray], None]:
+    buf = np.empty((4096, 2), np.int32)
+    mask = np.zeros(CK.NUM_ACTIONS, np.bool_)
+    return lambda state, pcg, decisions: cartographers_random_game(state.arrays(), game.tb, pcg, buf, mask,
+                                                                    decisions)
+
+
+def _cascadia(game: Any) -> Callable[[Any, np.ndarray, np.ndarray], None]:
+    buf = np.empty_like(game._legal_buf)
+    return lambda state, pcg, decisions: cascadia_random_game(*state.board_args(), game.nbr, game.kind_edges,
+                                                               game.kind_info, pcg, buf, decisions)
+
+
+#: game name -> builder of its random whole-game loop
+RANDOM_LOOPS: dict[str, Callable[[Any], Callable[[Any, np.ndarray, np.ndarray], None]]] = {
+    "cartographers": _cartographers,
+    "cascadia": _cascadia,
+}
+
+
+def compiled_loop(game: Any, agents: list[str]) -> Callable[[Any, np.ndarray, np.ndarray], None] | None:
+    """The whole-game loop for these seats, or None when the Python engine must play."""
+    builder = RANDOM_LOOPS.get(getattr(game, "name", ""))
+    if builder is None:
+        return None
+    for spec in agents:
+        name, options = parse_agent_spec(spec)
+        options.pop("label", None)
+        if name != "random" or options:
+            return None
+    return builder(game)
+
+
+def record_of(game: Any, agents: list[str], seed: int, state: Any, decisions: np.ndarray) -> GameRecord:
+    """The record :func:`experiments.runner.play_game` makes of a finished game (no timings)."""
+    sheets = game.scores(state)
+    totals = [float(s.total) for s in sheets]
+    game_winners = getattr(game, "winners", None)
+    players = len(agents)
+    return GameRecord(
+        seed=int(seed), agents=[agent_label(a) for a in agents], totals=totals,
+        categories=[{k: float(v) for k, v in s.categories.items()} for s in sheets],
+        extras=[{k: v.item() if isinstance(v, np.generic) else v for k, v in s.extra.items()}
+                for s in sheets],
+        decisions=[int(d) for d in decisions], decision_seconds=[0.0] * players,
+        max_decision_seconds=[0.0] * players, wall_seconds=0.0,
+        winning_seats=list(game_winners(state)) if callable(game_winners) else winners(totals))
+
+
+def play_columns(game: Any, agents: list[str], seeds: list[int], index: int) -> dict[str, list[Any]] | None:
+    """One chunk's columns from the compiled loop, or None when some seat's agent has none."""
+    loop = compiled_loop(game, agents)
+    if loop is None:
+        return None
+    players = len(agents)
+    rows: list[dict[str, Any]] = []
+    for seed in seeds:
+        state = game.new_game(seed)
+        pcg = np.stack([pcg_state(numpy_generator(seed, f"seat{i}")) for i in range(players)])
+        decisions = np.zeros(players, np.int64)
+        loop(state, pcg, decisions)
+        rows.extend({"chunk": index, **row} for row in record_of(game, agents, seed, state, decisions)
+                    .seat_rows(timing=False))
+    return {key: [row.get(key) for row in rows] for key in rows[0]}

@@ -218,8 +218,8 @@ def _play(spec: SimulationSpec, out_dir: Path, target: str, todo: list[tuple[int
     started = time.perf_counter()
     ray = init_ray(num_cpus=workers, address=address)
     cpus = int(ray.cluster_resources().get("CPU", 1))
-    where = f"joined the Ray cluster at {address}" if address else "started a local Ray instance"
-    click.echo(f"simulate: {where} ({cpus} CPUs)", err=True)
+    where = f"the Ray cluster at {address}" if address else "a local Ray instance on 127.0.0.1"
+    click.echo(f"simulate: running on {where} ({cpus} CPUs)", err=True)
     limit = workers or max(1, cpus)
     remote = ray.remote(num_cpus=1, max_retries=max_retries)(play_chunk)
     in_flight: dict[Any, int] = {}

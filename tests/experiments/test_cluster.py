@@ -30,9 +30,9 @@ def test_simulate_on_the_cluster_equals_a_local_run(loopback_cluster, tmp_path):
     args = ["simulate", "cartographers", "--games", "40", "--chunk", "10", "--json"]
     address = loopback_cluster.address
     joined = _run(loopback_cluster, *args, "--address", address, "--out", str(tmp_path / "c"))
-    assert f"joined the Ray cluster at {loopback_cluster.address}" in joined.stderr
+    assert f"running on the Ray cluster at {address}" in joined.stderr
     local = _run(loopback_cluster, *args, "--out", str(tmp_path / "l"))  # the cluster is still running
-    assert "started a local Ray instance" in local.stderr
+    assert "running on a local Ray instance on 127.0.0.1" in local.stderr
     assert json.loads(joined.stdout)["seats"] == json.loads(local.stdout)["seats"]
     assert len(_files(tmp_path / "c")) == 8 and _files(tmp_path / "c") == _files(tmp_path / "l")
 

@@ -95,7 +95,7 @@ def test_simulate_command_prints_a_summary(ray_session, tmp_path):
     result = CliRunner().invoke(cli, ["simulate", "dice-race", "--agent", "random", "--players", "2",
                                       "--games", "30", "--chunk", "15", "--out", str(tmp_path), "--json"])
     assert result.exit_code == 0, result.output
-    summary = json.loads(result.output[result.output.index("{"):])
+    summary = json.loads(result.stdout)
     assert summary["games"] == 30 and summary["chunks_new"] == 2
     seat0 = summary["seats"]["0"]
     assert seat0["ci95"][0] <= seat0["mean"] <= seat0["ci95"][1]
@@ -188,3 +188,22 @@ def test_ray_address_from_the_environment_is_used_and_a_dead_one_fails_fast(tmp_
     assert isinstance(result.exception, ConfigError), result.output
     assert f"no Ray cluster reachable at 127.0.0.1:{port}" in str(result.exception)
     assert time.monotonic() - started < 10
+
+
+@pytest.mark.slow
+def test_json_output_is_only_json_even_after_a_worker_died(tmp_path):
+    import subprocess
+    import sys
+
+    from tests.experiments.conftest import REPO_ROOT
+
+    markers = tmp_path / "markers"
+    markers.mkdir()
+    args = ["simulate", "cartographers", "--games", "20", "--chunk", "10", "--workers", "1", "--json",
+            "--crash-once-dir", str(markers), "--out", str(tmp_path / "out")]
+    done = subprocess.run([sys.executable, "-m", "experiments.cli", *args], cwd=REPO_ROOT,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert sorted(p.name for p in markers.iterdir()) == ["chunk_00000.crashed", "chunk_00001.crashed"]
+    summary = json.loads(done.stdout)  # nothing but the JSON document on stdout
+    assert summary["games"] == 20 and summary["chunks_new"] == 2
