@@ -38,6 +38,7 @@ from experiments import stats
 from experiments.eval_config import EvalSpec, build_spec
 from experiments.output_dir import prepare_out_dir
 from experiments.ray_options import address_option, workers_option
+from experiments.records import record_options, record_request, write_eval_records
 from experiments.runner import FinalInfo, GameRecord, build_agents, play_game
 
 
@@ -333,14 +334,16 @@ def win_rates(records: Sequence[GameRecord], agents: Sequence[str]) -> dict[str,
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
 @workers_option(1, "1: play here; more play games in parallel as Ray tasks, same results")
 @address_option
+@record_options
 def evaluate(game: str | None, agents: str | None, games: int | None, seed: int | None,
              suite: str | None, players: int | None, config: str | None, out: str | None, as_json: bool,
              no_progress: bool, workers: int, address: str | None, seating: str | None,
-             metric: str | None) -> None:
+             metric: str | None, record_first: int | None, record_seeds: str | None) -> None:
     """Compare agents on GAME with common random numbers (the same seeds for every agent)."""
     spec = build_spec(game, agents, games, seed, players, suite=suite, config=config, seating=seating,
                       metric=metric)
     out_dir = prepare_out_dir(out)
+    recording = record_request(record_first, record_seeds, out_dir)
     run = run_evaluation(spec, out_dir=out_dir, progress=not no_progress, workers=workers, address=address)
     from experiments.eval_report import json_default, print_tables, write_report
 
@@ -348,6 +351,9 @@ def evaluate(game: str | None, agents: str | None, games: int | None, seed: int 
     summary = summarize_run(run)
     if out_dir is not None:
         write_report(run, summary, out_dir)
+    if recording is not None:  # after the results, from a second play of each game (see records.py)
+        written = write_eval_records(run, out_dir, *recording)
+        click.echo(f"wrote {len(written)} game records in {out_dir}/records", err=as_json)
     if as_json:
         click.echo(json.dumps(summary, indent=2, default=json_default))
     else:
