@@ -12,6 +12,7 @@ window) and any other agent fall back to the Python engine (``play_columns`` ret
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -21,9 +22,8 @@ from numba import njit
 from agents.base import agent_label, parse_agent_spec
 from envs.cartographers import kernels as CK
 from envs.cascadia import kernels as SK
-from envs.core.rng import numpy_generator
 from experiments.runner import GameRecord, winners
-from experiments.sim_pcg import integers, pcg_state
+from experiments.sim_pcg import integers, seed_pcg
 
 
 @njit(cache=True)
@@ -119,10 +119,13 @@ def play_columns(game: Any, agents: list[str], seeds: list[int], index: int) -> 
     if loop is None:
         return None
     players = len(agents)
+    crcs = [zlib.crc32(f"seat{i}".encode()) for i in range(players)]  # numpy_generator(seed, "seat<i>")
+    pcg = np.zeros((players, 6), np.uint64)
     rows: list[dict[str, Any]] = []
     for seed in seeds:
         state = game.new_game(seed)
-        pcg = np.stack([pcg_state(numpy_generator(seed, f"seat{i}")) for i in range(players)])
+        for i in range(players):
+            seed_pcg(seed, crcs[i], pcg[i])
         decisions = np.zeros(players, np.int64)
         loop(state, pcg, decisions)
         rows.extend({"chunk": index, **row} for row in record_of(game, agents, seed, state, decisions)

@@ -86,3 +86,83 @@ def integers(st: np.ndarray, n: int) -> int:
             m = next32(st) * excl
             leftover = m & MASK32
     return np.int64(m >> np.uint64(32))
+
+
+# ---- seeding: numpy_generator(seed, purpose) without leaving numba ------------------------------
+
+INIT_A, MULT_A = np.uint64(0x43B0D7E5), np.uint64(0x931E8875)
+INIT_B, MULT_B = np.uint64(0x8B51F9DD), np.uint64(0x58F38DED)
+MIX_L, MIX_R = np.uint64(0xCA01F9DD), np.uint64(0x4973F715)
+SHIFT16 = np.uint64(16)
+# numba widens 32-bit products to 64 bits: the words are kept in uint64 and cut to 32 bits by hand
+
+
+@njit(cache=True)
+def _hash(value: np.uint64, h: np.uint64, mult: np.uint64) -> tuple:
+    """SeedSequence's hashmix step: (mixed value, next hash constant), 32-bit arithmetic."""
+    value = (value ^ h) & MASK32
+    h = (h * mult) & MASK32
+    value = (value * h) & MASK32
+    return value ^ (value >> SHIFT16), h
+
+
+@njit(cache=True)
+def _pool(entropy: np.ndarray) -> np.ndarray:
+    """NumPy SeedSequence's 4-word pool mixed from ``entropy`` (32-bit words, at most 4)."""
+    pool = np.zeros(4, np.uint64)
+    h = INIT_A
+    for i in range(4):
+        pool[i], h = _hash(entropy[i] if i < entropy.shape[0] else np.uint64(0), h, MULT_A)
+    for src in range(4):
+        for dst in range(4):
+            if src != dst:
+                v, h = _hash(pool[src], h, MULT_A)
+                r = (MIX_L * pool[dst] - MIX_R * v) & MASK32
+                pool[dst] = r ^ (r >> SHIFT16)
+    return pool
+
+
+@njit(cache=True)
+def _words(pool: np.ndarray, n: int) -> np.ndarray:
+    """SeedSequence.generate_state(n, uint32) from a mixed pool (as uint64 holding 32 bits)."""
+    out = np.empty(n, np.uint64)
+    h = INIT_B
+    for i in range(n):
+        out[i], h = _hash(pool[i % 4], h, MULT_B)
+    return out
+
+
+@njit(cache=True)
+def _u64(lo: np.uint64, hi: np.uint64) -> np.uint64:
+    return lo | (hi << np.uint64(32))
+
+
+@njit(cache=True)
+def seed_pcg(seed: int, purpose_crc: int, out: np.ndarray) -> None:
+    """Fill ``out`` (uint64[6]) with the state of ``numpy_generator(seed, purpose)`` where
+    ``purpose_crc`` is ``zlib.crc32(purpose)``: derive_seed's SeedSequence, then default_rng's."""
+    s = np.uint64(seed)
+    entropy = np.empty(3, np.uint64)
+    entropy[0] = s & MASK32
+    entropy[1] = s >> np.uint64(32)
+    entropy[2] = np.uint64(purpose_crc)
+    w = _words(_pool(entropy), 2)
+    derived = (w[0] << np.uint64(32)) | w[1]
+    high = derived >> np.uint64(32)
+    run = np.empty(2 if high != np.uint64(0) else 1, np.uint64)
+    run[0] = derived & MASK32
+    if high != np.uint64(0):
+        run[1] = high
+    v = _words(_pool(run), 8)
+    init_hi, init_lo, seq_hi, seq_lo = _u64(v[0], v[1]), _u64(v[2], v[3]), _u64(v[4], v[5]), _u64(v[6], v[7])
+    out[S_HI] = 0
+    out[S_LO] = 0
+    out[I_HI] = (seq_hi << np.uint64(1)) | (seq_lo >> np.uint64(63))
+    out[I_LO] = (seq_lo << np.uint64(1)) | np.uint64(1)
+    out[HAS32] = 0
+    out[BUF32] = 0
+    next64(out)
+    lo = out[S_LO] + init_lo
+    out[S_HI] = out[S_HI] + init_hi + (np.uint64(1) if lo < init_lo else np.uint64(0))
+    out[S_LO] = lo
+    next64(out)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
 
 from envs.core.rng import numpy_generator
-from experiments.sim_pcg import integers, next64, pcg_state
+from experiments.sim_pcg import integers, next64, pcg_state, seed_pcg
 
 
 @pytest.mark.parametrize("seed", [0, 1, 12345, 2**40 + 7])
@@ -28,3 +30,11 @@ def test_state_row_continues_the_generator():
     assert state[4] == 1
     assert integers(state, 1000) == g.integers(1000)
     assert next64(state) == g.bit_generator.random_raw()
+
+
+@pytest.mark.parametrize("seed", [0, 1, 7, 4095, 2**32 - 1, 2**32, 2**40 + 3, 10**15])
+def test_seeding_in_numba_equals_numpy_generator(seed):
+    for purpose in ("seat0", "seat1", "seat5", "greedy/rollout"):
+        state = np.zeros(6, np.uint64)
+        seed_pcg(seed, zlib.crc32(purpose.encode()), state)
+        assert (state == pcg_state(numpy_generator(seed, purpose))).all(), purpose
