@@ -4,7 +4,8 @@ A record file (``*.jsonl``) holds one JSON object per line:
 
 1. the header: ``{"format": "meeplelab-record", "version": 1, "game": "cascadia",
    "options": {"players": 4}, "seed": 7, "players": 4, "agents": ["greedy", ...],
-   "position": "<digest of the start position>"}`` (``agents[i]`` plays seat i);
+   "labels": ["greedy", ...], "position": "<digest of the start position>"}``: ``agents[i]``, the
+   full spec of seat i's agent, ``labels[i]`` its short name in tables;
 2. one line per decision, in play order: ``{"decision": k, "seat": s, "action": a,
    "move": "<the action in words>", "scores": [<ScoreSheet.as_dict() of every seat after the
    action>], "position": "<digest after the action>", "explanation": {...}}``; ``explanation``
@@ -97,6 +98,14 @@ def position_digest(state: State) -> str:
     return digest.hexdigest()[:16]
 
 
+def spec_text(spec: str | dict[str, Any]) -> str:
+    """An agent spec as its full ``name:key=value,...`` text (what rebuilds the same agent)."""
+    if isinstance(spec, dict):
+        options = ",".join(f"{k}={v}" for k, v in spec.items() if k != "name")
+        return str(spec.get("name", "")) + (f":{options}" if options else "")
+    return spec.strip()
+
+
 def plain(value: Any) -> Any:
     """``value`` as plain JSON data (numpy scalars and arrays, tuples, nested dicts)."""
     if isinstance(value, dict):
@@ -121,7 +130,8 @@ def record_game(game_name: str, options: dict[str, Any], seed: int, agents: Sequ
     game = make_game(game_name, **options)
     state = game.new_game(int(seed))
     header = {"format": FORMAT, "version": VERSION, "game": game.name, "options": plain(dict(options)),
-              "seed": int(seed), "players": game.num_players(), "agents": [agent_label(a) for a in agents],
+              "seed": int(seed), "players": game.num_players(), "agents": [spec_text(a) for a in agents],
+              "labels": [agent_label(a) for a in agents],
               "position": position_digest(state)}
     record = Record(header)
     for k, action in enumerate(actions):

@@ -95,12 +95,13 @@ def viewer_data(record: Record, source: str = "record") -> dict[str, Any]:
             stages.append({"step": k, "label": step["stage"]})
             last = step["stage"]
     players = game.num_players()
-    agents = header["agents"]
+    agents = header.get("labels") or header["agents"]
     title = (f"{game.name.capitalize()}, {players} player{'s' if players > 1 else ''}, "
              f"seed {header['seed']}: "
              + ", ".join(agents if len(set(agents)) > 1 else [f"{agents[0]} in every seat"]))
     return {"game": game.name, "title": title, "seed": header["seed"], "agents": agents,
-            "seat_names": [f"player_{i}" for i in range(players)], "static": view.static(),
+            "specs": header["agents"], "seat_names": [f"player_{i}" for i in range(players)],
+            "static": view.static(),
             "legend": view.legend(), "chart_keys": [k for k in steps[0]["scores"][0] if k != "total"],
             "stages": stages, "steps": steps}
 

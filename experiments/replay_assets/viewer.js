@@ -235,7 +235,7 @@ function show(k) {
     const acting = step.seat === seat || (step.candidates[0] && step.candidates[0].where && step.candidates[0].where.board === seat);
     const extra = step.boards[seat].nature !== undefined ? `, nature tokens ${step.boards[seat].nature}` : "";
     const who = D.game === "dorfromantik" ? "shared landscape" : D.seat_names[seat];
-    const agent = D.game === "dorfromantik" ? D.agents.join(", ") : D.agents[seat];
+    const agent = D.game === "dorfromantik" ? D.specs.join(", ") : D.specs[seat];
     boards += `<div class="seat${acting ? " acting" : ""}" data-seat="${seat}" data-filled="${drawn.filled}">` +
               `<h3>${who} &mdash; total <span class="seat-total">${step.scores[seat].total}</span>${extra}</h3>` +
               `<div class="agent" title="${esc(agent)}">${esc(agent)}</div>${drawn.svg}</div>`;

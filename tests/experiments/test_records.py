@@ -222,7 +222,7 @@ def test_eval_records_never_change_results(tmp_path, capsys):
         record = check_file(f)
         seed, lineup = record.header["seed"], int(f.stem.split("_")[-1])
         mine = rows[(rows.seed == seed) & (rows.lineup == lineup)].sort_values("seat")
-        assert record.header["agents"] == mine.agent.tolist()
+        assert record.header["labels"] == mine.agent.tolist()
         assert record.end["totals"] == mine.total.astype(int).tolist()
 
 
