@@ -36,6 +36,10 @@ Cascadia (agents/mcts_cascadia.py): the root children are whole turns (market op
 placement, token hex) planned by the greedy agent, each simulated on the same determinized
 futures with greedy playouts to the end (``rollout=greedy`` required; ``simulations`` counts
 playouts per turn, ``widening=k/alpha`` sets how many turns are compared).
+Dorfromantik (agents/mcts_dorfromantik.py): greedy-ranked placements (with the ones that close a
+task no unseen tile can extend) played to the end on the same resampled futures, greedy or random
+playouts, anytime progressive widening; greedy's placement stays unless beaten by one standard
+error (``mcts:engine=compiled,rollout=greedy,simulations=128,widening=1/0.33``).
 
 Cartographers solo settings, measured on paired seeds (evaluation points; greedy alone +18.8):
 ``mcts:simulations=24,prior=greedy,rollout=greedy,widening=1/0.4,paired=true`` (+9.5 over greedy,
