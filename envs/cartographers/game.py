@@ -39,7 +39,7 @@ from envs.cartographers.data import (
     load_cartographers_data,
 )
 from envs.core.errors import ConfigError, IllegalActionError
-from envs.core.game import Game, ScoreSheet, State
+from envs.core.game import Game, ScoreSheet, State, action_index
 from envs.core.polyomino import all_orientations
 from envs.core.rng import new_stream
 
@@ -188,18 +188,14 @@ class CartographersGame(Game):
         K.step(state.arrays(), self.tb, int(action))
 
     def check_legal(self, state: CartographersState, action: int) -> None:
-        try:
-            a = int(action)
-        except (TypeError, ValueError) as exc:
-            raise IllegalActionError(-1, f"action {action!r} is not an integer") from exc
+        a = action_index(action, K.NUM_ACTIONS)
         cached = self._mask_cache[1]
-        if cached is not None and 0 <= a < K.NUM_ACTIONS and cached[a] \
+        if cached is not None and cached[a] \
                 and self._mask_cache[0] == state.grid.tobytes() + state.meta.tobytes():
             return  # legal in the remembered mask of this very position
         code = K.check_action(state.arrays(), self.tb, a)
         if code != K.OK:
-            desc = self.describe_action(a) if 0 <= a < K.NUM_ACTIONS else None
-            raise IllegalActionError(a, self.why_illegal(state, a), desc)
+            raise IllegalActionError(a, self.why_illegal(state, a), self.describe_action(a))
 
     def is_over(self, state: CartographersState) -> bool:
         return bool(state.meta[K.M_PHASE] == K.PHASE_OVER)

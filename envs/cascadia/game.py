@@ -26,7 +26,7 @@ from envs.cascadia.data import (
     load_data,
 )
 from envs.core.errors import ConfigError, IllegalActionError
-from envs.core.game import Game, ScoreSheet, State
+from envs.core.game import Game, ScoreSheet, State, action_index
 from envs.core.rng import derive_seed, new_stream
 
 PHASE_NAMES = ("market", "tile", "token", "over")
@@ -140,13 +140,11 @@ class CascadiaGame(Game):
         return mask
 
     def check_legal(self, state: CascadiaState, action: int) -> None:
+        index = action_index(action, self.num_actions)
         if self.is_over(state):
-            raise IllegalActionError(action, "the game is over")
-        if not 0 <= int(action) < self.num_actions:
-            raise IllegalActionError(action, f"outside the action space 0..{self.num_actions - 1}")
-        if int(action) not in set(self.legal_actions(state).tolist()):
-            raise IllegalActionError(action, self.why_illegal(state, int(action)),
-                                     self.describe_action(action))
+            raise IllegalActionError(index, "the game is over")
+        if index not in set(self.legal_actions(state).tolist()):
+            raise IllegalActionError(index, self.why_illegal(state, index), self.describe_action(index))
 
     def step(self, state: CascadiaState, action: int) -> None:
         self.check_legal(state, action)

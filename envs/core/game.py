@@ -20,6 +20,21 @@ from typing import Any
 import numpy as np
 
 
+def action_index(action: Any, num_actions: int) -> int:
+    """``action`` as an index into ``Discrete(num_actions)``, or IllegalActionError saying why not:
+    integers (numpy's too) and integral floats pass; bools, strings, None, fractions and anything
+    outside ``0..num_actions - 1`` do not."""
+    from envs.core.errors import IllegalActionError
+
+    if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer | float | np.floating) \
+            or (isinstance(action, float | np.floating) and not float(action).is_integer()):
+        raise IllegalActionError(-1, f"action {action!r} is not an integer")
+    index = int(action)
+    if not 0 <= index < num_actions:
+        raise IllegalActionError(index, f"outside the action space 0..{num_actions - 1}")
+    return index
+
+
 @dataclass
 class State:
     """Base for game states: numpy arrays and plain scalars only, so ``copy()`` is cheap.
@@ -158,13 +173,11 @@ class Game(abc.ABC):
         """Raise IllegalActionError unless ``action`` is legal in ``state``."""
         from envs.core.errors import IllegalActionError
 
+        index = action_index(action, self.num_actions)
         if self.is_over(state):
-            raise IllegalActionError(action, "the game is over")
-        if not (0 <= int(action) < self.num_actions):
-            raise IllegalActionError(action, f"outside the action space 0..{self.num_actions - 1}")
-        if not self.legal_mask(state)[int(action)]:
-            raise IllegalActionError(action, self.why_illegal(state, int(action)),
-                                     self.describe_action(int(action)))
+            raise IllegalActionError(index, "the game is over")
+        if not self.legal_mask(state)[index]:
+            raise IllegalActionError(index, self.why_illegal(state, index), self.describe_action(index))
 
     def why_illegal(self, state: State, action: int) -> str:
         """The reason an action is illegal; games override this with precise reasons."""

@@ -5,6 +5,7 @@ IllegalActionError and leaves the game state exactly as it was (every array comp
 from __future__ import annotations
 
 import dataclasses
+import functools
 
 import gymnasium as gym
 import numpy as np
@@ -132,3 +133,28 @@ test_single_agent_envs_fuzz = single_case_test(FAST)
 test_multi_agent_envs_fuzz = multi_case_test(FAST)
 test_single_agent_envs_fuzz_long = pytest.mark.slow(single_case_test(SLOW))
 test_multi_agent_envs_fuzz_long = pytest.mark.slow(multi_case_test(SLOW))
+
+
+@functools.cache
+def game_named(name: str):
+    from envs.core.registry import make_game
+
+    return make_game(name)
+
+
+@pytest.mark.parametrize("name", ["cartographers", "cascadia", "dorfromantik"])
+@settings(max_examples=40, deadline=None, derandomize=True, database=None)
+@given(value=st.one_of(st.none(), st.booleans(), st.text(max_size=3), st.floats(allow_nan=True),
+                       st.integers(-(2**70), 2**70), st.sampled_from([2**63, 2**64, -(2**63) - 1])))
+def test_games_refuse_odd_action_values_with_a_clear_error(name, value):
+    # found by this fuzz: 2**64 crashed the Cartographers kernel call, None raised TypeError
+    game = game_named(name)
+    state = game.new_game(1)
+    before = snapshot(state)
+    integral = isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer()
+    if integral and 0 <= int(value) < game.num_actions and game.legal_mask(state)[int(value)]:
+        game.step(state, value)
+        return
+    with pytest.raises(IllegalActionError):
+        game.step(state, value)
+    assert_same_state(state, before, f"{name} action {value!r}")
