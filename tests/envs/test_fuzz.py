@@ -56,8 +56,10 @@ def pick(move: tuple[str, int], mask: np.ndarray) -> int:
     return int(value)
 
 
-def run_single(env_id: str, kwargs: dict, seed: int, sequence: list) -> None:
-    env = gym.make(env_id, **kwargs).unwrapped
+def run_single(env_id: str, kwargs: dict, seed: int, sequence: list, penalize: bool = False) -> None:
+    """Step the env through ``sequence``; with ``penalize`` an illegal action must return the penalty
+    and leave the state alone instead of raising."""
+    env = gym.make(env_id, **kwargs, **({"illegal_action": "penalize"} if penalize else {})).unwrapped
     obs, info = env.reset(seed=seed)
     for step, move in enumerate(sequence):
         mask = info["action_mask"].astype(bool)
@@ -73,6 +75,11 @@ def run_single(env_id: str, kwargs: dict, seed: int, sequence: list) -> None:
                     env.step(action)
                 assert_same_state(env.state, before, where)
                 return
+        elif penalize:
+            before = snapshot(env.state)
+            obs, reward, terminated, truncated, info = env.step(action)
+            assert reward == env.illegal_penalty and not terminated and "illegal_action" in info, where
+            assert_same_state(env.state, before, where)
         else:
             before = snapshot(env.state)
             with pytest.raises(IllegalActionError):
@@ -112,7 +119,7 @@ def single_case_test(settings_):
         n_actions = gym.make(env_id, **kwargs).unwrapped.action_space.n
         seed = data.draw(st.integers(0, 2**31 - 1), label="seed")
         sequence = data.draw(st.lists(moves(n_actions), max_size=40), label="moves")
-        run_single(env_id, kwargs, seed, sequence)
+        run_single(env_id, kwargs, seed, sequence, penalize=data.draw(st.booleans(), label="penalize"))
     return test
 
 
