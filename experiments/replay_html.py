@@ -48,13 +48,17 @@ def _candidates(game: Game, view: Any, before: State, line: dict[str, Any]) -> t
     for entry in listed:
         action = int(entry["action"])
         turn = [int(a) for a in entry.get("turn", [action])]  # a search over whole turns lists them
+        where, labels, state = None, [], before.copy() if len(turn) > 1 else before
         try:
-            where = view.candidate(before, turn[0])
-            for later in turn[1:]:  # where the turn's later actions go (tile, token) is drawn too
-                where = {**view.candidate(before, later), **where}
+            for i, a in enumerate(turn):  # the turn's later actions (tile, token) are drawn too
+                labels.append(_label(game, view, state, a))
+                seen = view.candidate(state, a)
+                where = seen if where is None else {**seen, **where}
+                if i + 1 < len(turn):
+                    game.step(state, a)
         except Exception:  # a candidate the view cannot place (never expected) is listed, not drawn
-            where = None
-        out.append({"action": action, "label": "; ".join(_label(game, view, before, a) for a in turn),
+            labels = [_label(game, view, before, a) for a in turn]
+        out.append({"action": action, "label": "; ".join(labels),
                     "chosen": action == line["action"], "where": where,
                     "stats": {k: entry[k] for k in _STAT_KEYS if k in entry}})
     if not explanation:

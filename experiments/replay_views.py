@@ -128,20 +128,27 @@ class CascadiaView:
         for i in range(4):
             tile, token = int(state.market[0, i]), int(state.market[1, i])
             market.append(None if tile < 0 else self._hex(tile, game.kind_edges[tile, 0], token, 0, 0))
-        hand = int(state.ctl[K.C_HAND_TILE])
+        hand, hand_token = int(state.ctl[K.C_HAND_TILE]), int(state.ctl[K.C_HAND_TOKEN])
         info = [f"round {game.progress_marker(state)}" + ("" if game.is_over(state) else
                                                            f", {game.phase(state)} phase"),
                 f"tiles left {int(state.ctl[K.C_STACK_LEN] - state.ctl[K.C_STACK_POS])}, "
                 f"nature tokens in supply {int(state.ctl[K.C_SUPPLY])}"]
+        over = game.is_over(state)
+        placing = game.phase(state) == "tile" and hand >= 0  # in the token phase the tile is placed
         return {"boards": boards, "market": market, "info": info,
-                "hand": None if hand < 0 or game.is_over(state) else
-                self._hex(hand, game.kind_edges[hand, 0], int(state.ctl[K.C_HAND_TOKEN]), 0, 0)}
+                "hand": self._hex(hand, game.kind_edges[hand, 0], -1, 0, 0) if placing else None,
+                "hand_token": -1 if over else hand_token}
 
     def candidate(self, state: State, action: int) -> dict[str, Any]:
         f = self.game.decode_action(action)
         seat = self.game.current_player(state)
-        if f["kind"] in ("place_tile", "place_token"):
-            return {"board": seat, "hex": list(f["at"]), "rotation": f.get("rotation", -1)}
+        if f["kind"] == "place_tile":  # with the tile in hand drawn in the candidate's rotation
+            hand = int(state.ctl[self.K.C_HAND_TILE])
+            preview = None if hand < 0 else self._hex(hand, self.game.kind_edges[hand, f["rotation"]], -1,
+                                                      *f["at"])
+            return {"board": seat, "hex": list(f["at"]), "rotation": f["rotation"], "preview": preview}
+        if f["kind"] == "place_token":
+            return {"board": seat, "hex": list(f["at"]), "token": int(state.ctl[self.K.C_HAND_TOKEN])}
         if f["kind"] == "pair":
             return {"board": seat, "market": [f["slot"], f["slot"]]}
         if f["kind"] == "nature_pair":
@@ -206,16 +213,24 @@ class DorfromantikView:
         info = [f"tiles placed {len(hexes)}; stacks: landscape {counts['landscape']}, task {counts['task']}"]
         hand = None
         if drawn:
-            hand = [0, 0, *(int(e) for e in game._rot_edges[drawn["tile"], 0]),
-                    drawn["target"] if drawn["task"] else -1, 0 if drawn["task"] else -1,
-                    int(game._flag[drawn["tile"]]), 0]
+            hand = self._drawn_hex(drawn, 0, 0, 0)
             info.append(f"drawn tile {drawn['id']}" + (f": {drawn['task']} task, target {drawn['target']}"
                                                         if drawn["task"] else ""))
         return {"boards": [{"hexes": hexes}], "info": info, "hand": hand}
 
     def candidate(self, state: State, action: int) -> dict[str, Any]:
-        q, r, rot = self.game.action_to_placement(state, action)
-        return {"board": 0, "hex": [q, r], "rotation": rot}
+        game = self.game
+        q, r, rot = game.action_to_placement(state, action)
+        drawn = game.drawn_tile(state)
+        preview = None if drawn is None else self._drawn_hex(drawn, rot, q, r)
+        return {"board": 0, "hex": [q, r], "rotation": rot, "preview": preview}
+
+    def _drawn_hex(self, drawn: dict[str, Any], rot: int, q: int, r: int) -> list[int]:
+        """The tile in hand as a hex of the board (its task marker open, with its target)."""
+        game = self.game
+        return [q, r, *(int(e) for e in game._rot_edges[drawn["tile"], rot]),
+                drawn["target"] if drawn["task"] else -1, 0 if drawn["task"] else -1,
+                int(game._flag[drawn["tile"]]), 0]
 
     def label(self, state: State, action: int) -> str:
         q, r, rot = self.game.action_to_placement(state, action)

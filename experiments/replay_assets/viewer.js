@@ -16,7 +16,8 @@ function terrainColor(i) { return D.legend.terrains[i] ? D.legend.terrains[i].co
 function candidatesOn(step, board) {
   return step.candidates.filter(c => c.where && c.where.board === board);
 }
-function candidateStroke(c) { return c.chosen ? "#ff1f6b" : "#ffffff"; }
+function candidateStroke(c) { return c.chosen ? "#ff1f6b" : "#222"; }
+function terrainByName(name) { const t = D.legend.terrains.find(t => t.name === name); return t ? t.color : "#ff1f6b"; }
 
 // ---- Cartographers: the 11x11 grid --------------------------------------------------------------
 function drawGrid(step, seat) {
@@ -47,14 +48,15 @@ function drawGrid(step, seat) {
     c.where.cells.forEach(i => {
       const x = (i % n) * px, y = Math.floor(i / n) * px;
       s += `<rect class="candidate${c.chosen ? " chosen" : ""}" x="${x + 1.5}" y="${y + 1.5}" width="${px - 3}" height="${px - 3}" ` +
-           `fill="${c.chosen ? "#ff1f6b33" : "none"}" stroke="${candidateStroke(c)}" stroke-width="${c.chosen ? 3 : 1.5}" ` +
+           `fill="${c.chosen ? terrainByName(c.where.terrain) : "none"}" fill-opacity="0.75" ` +
+           `stroke="${candidateStroke(c)}" stroke-width="${c.chosen ? 3 : 1.2}" ` +
            `stroke-dasharray="${c.chosen ? "" : "3 2"}"/>`;
     });
   });
   for (let k = 0; k < 14; k++) {
     s += `<circle cx="${9 + k * 15}" cy="${n * px + 16}" r="6" fill="${k < b.coins ? "#f2c230" : "#fffdf6"}" stroke="#8a6a10"/>`;
   }
-  s += `<text x="${14 * 15 + 6}" y="${n * px + 20}" font-size="11">${b.coins} coins</text>`;
+  s += `<text x="${14 * 15 + 6}" y="${n * px + 20}" font-size="11">${b.coins}</text>`;
   return {svg: s + "</svg>", filled: filled};
 }
 
@@ -130,6 +132,12 @@ function drawHexBoard(step, seat, size, kind) {
   });
   cands.slice().reverse().forEach(c => {
     const [cx, cy] = hexCentre(c.where.hex[0], c.where.hex[1], size);
+    if (c.chosen && c.where.preview) s += `<g class="preview" opacity="0.8">${drawHex(c.where.preview, cx, cy, size * 0.98, kind)}</g>`;
+    if (c.chosen && c.where.token >= 0) {
+      const w = D.legend.wildlife[c.where.token];
+      s += `<circle class="preview" cx="${cx}" cy="${cy}" r="${size * 0.42}" fill="${w.color}" stroke="#ff1f6b" stroke-width="2"/>` +
+           `<text x="${cx}" y="${cy + size * 0.16}" text-anchor="middle" font-size="${size * 0.45}" font-weight="bold">${w.letter}</text>`;
+    }
     s += `<path class="candidate${c.chosen ? " chosen" : ""}" d="${hexPath(cx, cy, size * 0.86)}" fill="${c.chosen ? "#ff1f6b33" : "none"}" ` +
          `stroke="${c.chosen ? "#ff1f6b" : "#333"}" stroke-width="${c.chosen ? 3 : 1.3}" stroke-dasharray="${c.chosen ? "" : "4 3"}"/>`;
   });
@@ -178,7 +186,13 @@ function extraPanel(step) {
     let s = `<div>market</div><div class="market">`;
     step.market.forEach((h, i) => { s += `<div title="slot ${i}">${drawLoose(h, 20, "cascadia", chosenSlots.has(i))}<div class="muted" style="text-align:center">${i}</div></div>`; });
     s += "</div>";
-    if (step.hand) s += `<div>in hand</div>${drawLoose(step.hand, 20, "cascadia", false)}`;
+    if (step.hand || step.hand_token >= 0) s += "<div>in hand</div>";
+    if (step.hand) s += drawLoose(step.hand, 20, "cascadia", false);
+    if (step.hand_token >= 0) {
+      const w = D.legend.wildlife[step.hand_token];
+      s += `<svg width="40" height="46"><circle cx="20" cy="23" r="11" fill="${w.color}" stroke="#222"/>` +
+           `<text x="20" y="27" text-anchor="middle" font-size="11" font-weight="bold" fill="${step.hand_token === 0 ? "#fff" : "#222"}">${w.letter}</text></svg>`;
+    }
     return s;
   }
   if (D.game === "dorfromantik" && step.hand) return `<div>drawn tile</div>${drawLoose(step.hand, 26, "dorf", false)}`;
