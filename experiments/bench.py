@@ -15,7 +15,7 @@ from envs.core.errors import ConfigError
 from envs.core.registry import GAMES
 
 #: what `meeplelab bench` can measure besides the games
-EXTRA_BENCHES = ("agents",)
+EXTRA_BENCHES = ("agents", "simulate")
 
 
 def run_game_bench(game: str, quick: bool = False) -> dict:
@@ -35,7 +35,7 @@ def run_game_bench(game: str, quick: bool = False) -> dict:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.option("--quick", is_flag=True, help="Fewer repetitions (a smoke run, noisier figures).")
 def bench(game: str, as_json: bool, quick: bool) -> None:
-    """Benchmark GAME (cartographers, cascadia, dorfromantik, agents or all)."""
+    """Benchmark GAME (cartographers, cascadia, dorfromantik, agents, simulate or all)."""
     names = list(GAMES) + list(EXTRA_BENCHES)
     games = [g for g in names if importlib.util.find_spec(f"experiments.bench_{g}")] if game == "all" \
         else [game]

@@ -265,6 +265,13 @@ def load_results(out_dir: Path) -> pd.DataFrame:
     return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
 
 
+def peak_rss_mb() -> float:
+    """The driver's peak resident memory so far (MiB; Linux reports ru_maxrss in KiB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
 def report_problems(result: SimulationResult) -> None:
     """One stderr line per chunk on disk that could not be trusted and was played again."""
     for check in result.problems:
@@ -318,7 +325,8 @@ def simulate(game: str, agent: str, games: int, seed: int, players: int | None, 
         written = write_simulation_records(game, options, specs, seed, games, *recording, out_dir)
         click.echo(f"wrote {len(written)} game records in {out_dir}/records", err=as_json)
     if as_json:
-        click.echo(json.dumps({**summary, **result.counts(), "seconds": result.seconds}, indent=2))
+        click.echo(json.dumps({**summary, **result.counts(), "seconds": result.seconds,
+                               "driver_peak_rss_mb": peak_rss_mb()}, indent=2))
     else:
         c = result.counts()
         print_summary(summary, f"{summary['games']} games in {out_dir} ({c['chunks_verified']} chunks "
