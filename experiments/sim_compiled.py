@@ -1,13 +1,16 @@
 """Compiled game loops for ``simulate``: whole games in numba for agents that have one.
 
-A loop plays one game from ``game.new_game(seed)`` to the end with the random agent in every seat,
-making exactly the choices :class:`agents.random.RandomAgent` makes through the Python engine: the
-legal actions in ascending order, ``legal[rng.integers(n)]`` from the seat's own generator
-(``numpy_generator(seed, "seat<i>")``), whose PCG64 state the loop advances in numba
-(:mod:`experiments.sim_pcg`). The final state then goes through the same score sheets and winners
-as :func:`experiments.runner.play_game`, so the rows are identical (tested for every game and seat
+A loop plays one game from ``game.new_game(seed)`` to the end, making exactly the choices the seats'
+Python agents make through the engine, each from its own generator (``numpy_generator(seed,
+"seat<i>")``) whose PCG64 state the loop advances in numba (:mod:`experiments.sim_pcg`): random
+(:class:`agents.random.RandomAgent`: the legal actions in ascending order, ``legal[rng.integers(n)]``)
+in Cartographers and Cascadia, and the Cartographers greedy agent (its compiled candidate values,
+ties broken by ``rng.integers`` as :class:`agents.greedy.ValueGreedy` does), any mix of the two.
+The final state then goes through the same score sheets and winners as
+:func:`experiments.runner.play_game`, so the rows are identical (tested for every game and seat
 count). Games without a loop here (Dorfromantik, whose actions are coded relative to a moving
-window) and any other agent fall back to the Python engine (``play_columns`` returns None).
+window), Cascadia's greedy (a turn planner with its own state) and any other agent fall back to the
+Python engine (``play_columns`` returns None).
 """
 
 from __future__ import annotations
@@ -19,7 +22,10 @@ from typing import Any
 import numpy as np
 from numba import njit
 
-from agents.base import agent_label, parse_agent_spec
+from agents.base import agent_label, make_agent
+from agents.greedy import cartographers_kernels as CG
+from agents.greedy.cartographers import GreedyAgent as CartographersGreedy
+from agents.random import RandomAgent
 from envs.cartographers import kernels as CK
 from envs.cascadia import kernels as SK
 from experiments.runner import GameRecord, winners
@@ -38,14 +44,42 @@ def kth_true(mask: np.ndarray, k: int) -> int:
 
 
 @njit(cache=True)
-def cartographers_random_game(st, tb, pcg: np.ndarray, buf: np.ndarray, mask: np.ndarray,
-                              decisions: np.ndarray) -> None:
-    """Play the Cartographers game in ``st`` to the end, every seat random (see module docstring)."""
+def greedy_choice(actions: np.ndarray, values: np.ndarray, n: int, pcg_row: np.ndarray) -> int:
+    """:meth:`agents.greedy.ValueGreedy.act` on candidates already legal: one of the actions valued
+    within 1e-9 of the best, ``rng.integers(count)``-th in candidate order."""
+    if n == 0:
+        raise ValueError("no legal action: the game should be over")
+    best = values[0]
+    for i in range(1, n):
+        best = max(best, values[i])
+    count = 0
+    for i in range(n):
+        if values[i] >= best - 1e-9:
+            count += 1
+    k = integers(pcg_row, count)
+    for i in range(n):
+        if values[i] >= best - 1e-9:
+            if k == 0:
+                return actions[i]
+            k -= 1
+    return -1
+
+
+@njit(cache=True)
+def cartographers_game(st, tb, policy: np.ndarray, weights: np.ndarray, pcg: np.ndarray,
+                       buf: np.ndarray, mask: np.ndarray, actions: np.ndarray, values: np.ndarray,
+                       decisions: np.ndarray) -> None:
+    """Play the Cartographers game in ``st`` to the end; seat ``i`` plays random (``policy[i]`` 0) or
+    greedy with ``weights[i]`` (1), each as its Python agent does (see module docstring)."""
     meta = st[6]
     while meta[CK.M_PHASE] != CK.PHASE_OVER:
         seat = meta[CK.M_ACTOR]
-        n = CK.legal_mask_into(st, tb, buf, mask)
-        action = kth_true(mask, integers(pcg[seat], n))
+        if policy[seat] == 0:
+            n = CK.legal_mask_into(st, tb, buf, mask)
+            action = kth_true(mask, integers(pcg[seat], n))
+        else:
+            n = CG.score_candidates(st, tb, weights[seat], buf, actions, values)
+            action = greedy_choice(actions, values, n, pcg[seat])
         decisions[seat] += 1
         CK.step(st, tb, action)
 
@@ -64,37 +98,47 @@ def cascadia_random_game(tiles, rots, edges, tokens, front, cells, flist, pinfo,
                         ctl, rng, nbr, kind_edges, kind_info)
 
 
-def _cartographers(game: Any) -> Callable[[Any, np.ndarray, np.ndarray], None]:
+Loop = Callable[[Any, np.ndarray, np.ndarray], None]
+
+
+def _cartographers(game: Any, agents: list[Any]) -> Loop | None:
+    if not all(isinstance(a, RandomAgent | CartographersGreedy) for a in agents):
+        return None
+    policy = np.array([0 if isinstance(a, RandomAgent) else 1 for a in agents], np.int64)
+    weights = np.stack([getattr(a, "weights", CG.DEFAULT_WEIGHTS) for a in agents])
     buf = np.empty((4096, 2), np.int32)
     mask = np.zeros(CK.NUM_ACTIONS, np.bool_)
-    return lambda state, pcg, decisions: cartographers_random_game(state.arrays(), game.tb, pcg, buf, mask,
-                                                                    decisions)
+    actions = np.empty(CG.MAX_CANDIDATES, np.int64)
+    values = np.empty(CG.MAX_CANDIDATES, np.float64)
+    return lambda state, pcg, decisions: cartographers_game(state.arrays(), game.tb, policy, weights, pcg,
+                                                             buf, mask, actions, values, decisions)
 
 
-def _cascadia(game: Any) -> Callable[[Any, np.ndarray, np.ndarray], None]:
+def _cascadia(game: Any, agents: list[Any]) -> Loop | None:
+    if not all(isinstance(a, RandomAgent) for a in agents):
+        return None
     buf = np.empty_like(game._legal_buf)
     return lambda state, pcg, decisions: cascadia_random_game(*state.board_args(), game.nbr, game.kind_edges,
                                                                game.kind_info, pcg, buf, decisions)
 
 
-#: game name -> builder of its random whole-game loop
-RANDOM_LOOPS: dict[str, Callable[[Any], Callable[[Any, np.ndarray, np.ndarray], None]]] = {
+#: game name -> builder of its whole-game loop for the seats' agents (None: not covered)
+LOOPS: dict[str, Callable[[Any, list[Any]], Loop | None]] = {
     "cartographers": _cartographers,
     "cascadia": _cascadia,
 }
 
 
-def compiled_loop(game: Any, agents: list[str]) -> Callable[[Any, np.ndarray, np.ndarray], None] | None:
-    """The whole-game loop for these seats, or None when the Python engine must play."""
-    builder = RANDOM_LOOPS.get(getattr(game, "name", ""))
+def compiled_loop(game: Any, agents: list[str]) -> Loop | None:
+    """The whole-game loop for these seats' agents, or None when the Python engine must play.
+    The agents are built once (as the Python path builds them) to read their settings."""
+    builder = LOOPS.get(getattr(game, "name", ""))
     if builder is None:
         return None
-    for spec in agents:
-        name, options = parse_agent_spec(spec)
-        options.pop("label", None)
-        if name != "random" or options:
-            return None
-    return builder(game)
+    built = [make_agent(spec, game) for spec in agents]
+    if any(type(a) not in (RandomAgent, CartographersGreedy) for a in built):
+        return None
+    return builder(game, built)
 
 
 def record_of(game: Any, agents: list[str], seed: int, state: Any, decisions: np.ndarray) -> GameRecord:

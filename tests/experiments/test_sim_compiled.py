@@ -24,9 +24,18 @@ def test_compiled_random_rows_equal_the_python_engine(game_name, players):
     assert set(compiled["agent"]) == ({"random", "other"} if players > 1 else {"other"})
 
 
+@pytest.mark.parametrize("players", range(1, 7))
+def test_compiled_greedy_cartographers_rows_equal_the_python_engine(players):
+    game = make_game("cartographers", players=players)
+    agents = ["greedy", "random", "greedy:future=0.8,hole=1.5", "greedy", "random", "greedy"][:players]
+    seeds = [0, 5, 31]
+    compiled = play_columns(game, agents, seeds, 0)
+    assert compiled is not None
+    assert compiled == python_columns(game, agents, seeds, 0)
+
+
 @pytest.mark.parametrize(("game_name", "agents"), [
-    ("cartographers", ["greedy"]),
-    ("cartographers", ["random:seed_offset=1"]),
+    ("cartographers", ["mcts:simulations=4"]),
     ("cascadia", ["random", "greedy"]),
     ("dorfromantik", ["random"]),
 ])
