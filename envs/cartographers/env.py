@@ -97,7 +97,8 @@ class CartographersEnv(GameEnv):
         end, next mask and observation in one compiled call) that gives the same results. An
         illegal action falls back to the generic path, which raises or penalizes with the reason."""
         if self.game.players != 1 or self.state is None or self.game.is_over(self.state) \
-                or not isinstance(action, int | np.integer) or not 0 <= int(action) < self.game.num_actions:
+                or not isinstance(action, int | np.integer) or isinstance(action, bool) \
+                or not 0 <= int(action) < self.game.num_actions:
             return super().step(action)
         record = self.state.record
         before = int(record[0, :, K.R_TOTAL].sum())

@@ -33,7 +33,7 @@ import numpy as np
 from gymnasium import spaces
 
 from envs.core.errors import ConfigError, IllegalActionError
-from envs.core.game import Game, State
+from envs.core.game import Game, State, action_index
 from envs.core.rewards import check_reward_mode, seat_value, terminal_rewards
 from envs.core.rng import numpy_generator
 
@@ -180,10 +180,10 @@ class GameEnv(gym.Env):
         if self.state is None:
             raise gym.error.ResetNeeded("call reset() before step()")
         if self.game.is_over(self.state):
-            raise IllegalActionError(int(action), "the game is over; call reset()")
-        action = int(action)
+            raise IllegalActionError(-1, f"the game is over; call reset() (got action {action!r})")
         before = self._learner_value()
         try:
+            action = action_index(action, self.game.num_actions)
             self.game.check_legal(self.state, action)
         except IllegalActionError as exc:
             if self.illegal_action == "raise":

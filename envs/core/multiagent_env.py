@@ -32,7 +32,7 @@ from gymnasium import spaces
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from envs.core.errors import ConfigError, IllegalActionError
-from envs.core.game import Game, State
+from envs.core.game import Game, State, action_index
 from envs.core.gym_env import (
     MAX_GAME_SEED,
     check_illegal_action_mode,
@@ -126,8 +126,9 @@ class GameMultiAgentEnv(MultiAgentEnv):
         others = sorted(set(action_dict) - {mover})
         if others:
             raise ConfigError(f"only {mover} may act now, got actions for {others} too")
-        action = int(action_dict[mover])
+        action = action_dict[mover]
         try:
+            action = action_index(action, self.game.num_actions)
             self.game.check_legal(self.state, action)
         except IllegalActionError as exc:
             if self.illegal_action == "raise":

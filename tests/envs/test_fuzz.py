@@ -38,22 +38,31 @@ def assert_same_state(state, before: dict, where: str) -> None:
         assert same, f"{where}: field {name!r} changed after an illegal action"
 
 
+#: action values that are no action at all
+ODD_ACTIONS = [None, "3", 2.5, True, float("nan"), [1]]
+
+
 def moves(n_actions: int):
-    """One move: ("legal", k) picks the k-th legal action; ("any", a) any integer, in range or not."""
+    """One move: ("legal", k) picks the k-th legal action; ("any", a) any integer, in range or not;
+    ("odd", v) a value that is not an integer."""
     return st.one_of(
         st.tuples(st.just("legal"), st.integers(0, 10**6)),
+        st.tuples(st.just("odd"), st.sampled_from(ODD_ACTIONS)),
         st.tuples(st.just("any"), st.one_of(st.integers(0, n_actions - 1), st.integers(-10, -1),
                                             st.integers(n_actions, n_actions + 10),
                                             st.sampled_from([2**31, -(2**31), 2**62]))),
     )
 
 
-def pick(move: tuple[str, int], mask: np.ndarray) -> int:
+def pick(move: tuple[str, object], mask: np.ndarray) -> tuple[object, bool]:
+    """The action of ``move`` and whether it is legal under ``mask``."""
     kind, value = move
     if kind == "legal":
         legal = np.flatnonzero(mask)
-        return int(legal[value % len(legal)])
-    return int(value)
+        return int(legal[value % len(legal)]), True
+    if kind == "odd":
+        return value, False
+    return int(value), 0 <= int(value) < mask.size and bool(mask[int(value)])
 
 
 def run_single(env_id: str, kwargs: dict, seed: int, sequence: list, penalize: bool = False) -> None:
@@ -63,8 +72,7 @@ def run_single(env_id: str, kwargs: dict, seed: int, sequence: list, penalize: b
     obs, info = env.reset(seed=seed)
     for step, move in enumerate(sequence):
         mask = info["action_mask"].astype(bool)
-        action = pick(move, mask)
-        legal = 0 <= action < mask.size and bool(mask[action])
+        action, legal = pick(move, mask)
         where = f"{env_id} seed {seed} step {step} action {action}"
         if legal:
             obs, reward, terminated, truncated, info = env.step(action)
@@ -93,8 +101,7 @@ def run_multi(factory, players: int, seed: int, sequence: list) -> None:
     for step, move in enumerate(sequence):
         (mover,) = obs.keys()
         mask = infos[mover]["action_mask"].astype(bool)
-        action = pick(move, mask)
-        legal = 0 <= action < mask.size and bool(mask[action])
+        action, legal = pick(move, mask)
         where = f"{type(env).__name__} {players}p seed {seed} step {step} action {action}"
         if legal:
             obs, rewards, terminateds, truncateds, infos = env.step({mover: action})
