@@ -38,6 +38,7 @@ from agents.base import agent_label
 from envs.core.errors import ConfigError, MeeplelabError
 from envs.core.game import Game, State
 from envs.core.registry import make_game
+from envs.core.textfile import read_text
 
 FORMAT = "meeplelab-record"
 VERSION = 1
@@ -183,7 +184,7 @@ def read_record(path: str | Path) -> Record:
     path = Path(path)
     if not path.is_file():
         raise RecordError(f"no record file {path}")
-    lines = [raw for raw in path.read_text().splitlines() if raw.strip()]
+    lines = [raw for raw in read_text(path, "record file", RecordError).splitlines() if raw.strip()]
     if not lines:
         raise RecordError(f"record {path} is empty")
     parsed = []

@@ -73,11 +73,13 @@ def _loaders():
     from envs.dorfromantik.campaign import load_rows, read_log
     from envs.dorfromantik.data import load_data as load_dorfromantik
     from experiments.eval_config import load_config
+    from experiments.records import read_record
     from experiments.suites import load_suites
 
     return {"eval config": load_config, "seed suites": load_suites,
             "cartographers data": load_cartographers_data, "cascadia data": load_cascadia,
-            "dorfromantik data": load_dorfromantik, "campaign log": read_log, "score rows": load_rows}
+            "dorfromantik data": load_dorfromantik, "campaign log": read_log, "score rows": load_rows,
+            "game record": read_record}
 
 
 @pytest.mark.parametrize("name", sorted(_loaders()))
