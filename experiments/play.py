@@ -68,6 +68,8 @@ def play(game_name: str, agent_spec: str, agent_list: str | None, seed: int, pla
         raise click.BadParameter(f"{len(specs)} agents for {game.num_players()} seats", param_hint="--agents")
     agents = [make_agent(spec, game) for spec in specs]  # a bad spec fails before anything is played
     seat_names = check_campaign(game, campaign, names)
+    if record_file is not None:
+        prepare_out_dir(record_file.parent, "--record")  # a bad folder fails now, not after the game
 
     def show(state: State, marker) -> None:
         if not quiet and not game.is_over(state):  # the final position is printed below

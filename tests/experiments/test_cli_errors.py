@@ -160,6 +160,7 @@ def test_play_refuses_a_corrupt_campaign_log_before_playing(capsys, tmp_path):
     (["--campaign", "{log}", "--names", "Ann,Bob"], "2 names for 1 seats"),
     (["--names", "Ann"], "--names is only used with --campaign"),
     (["--campaign", "{afile}/c.jsonl"], "afile is a file, not a folder"),
+    (["--record", "{afile}/game.jsonl"], "--record"),
 ])
 def test_play_checks_campaign_options_before_playing(capsys, tmp_path, args, fragment):
     afile = tmp_path / "afile"
