@@ -9,7 +9,14 @@ from click.testing import CliRunner
 from envs.core.errors import ConfigError
 from experiments.eval_config import build_spec
 from experiments.evaluate import run_evaluation, summarize_run
-from experiments.ladder import build_ladder_spec, combine_parts, equal_time, ladder, parse_seed_range
+from experiments.ladder import (
+    build_ladder_spec,
+    combine_parts,
+    equal_time,
+    ladder,
+    parse_seed_range,
+    play_part,
+)
 
 AGENTS = "random,prefer:action=2,prefer:action=1"
 
@@ -62,19 +69,22 @@ def test_ladder_on_the_smoke_suite_writes_its_files_and_matches_eval(tmp_path, p
             assert row["elo_ci_low"] <= row["elo"] + 1e-6 <= row["elo_ci_high"] + 2e-6
 
 
-def test_parts_over_seed_ranges_combine_to_the_whole_run(tmp_path):
+def test_parts_over_seed_ranges_combine_to_the_whole_run(tmp_path, capsys):
     out = tmp_path / "parts"
-    common = ["dice-race", "--players", "2", "--agents", AGENTS, "--out", str(out)]
-    _ladder([*common, "--seeds", "10-15"])
-    _ladder([*common, "--seeds", "16-21"])
-    again = _ladder([*common, "--seeds", "16-21"])
-    assert "not replayed" in again
-    whole = _eval_summary(2, suite=None, seed=10, games=12)
-    table = pd.read_csv(out / "ladder.csv")
-    for row in table.to_dict("records"):
-        assert row["mean"] == pytest.approx(whole["agents"][row["agent"]]["mean"]) and row["seeds"] == 12
+
+    def part(seeds: str, where=out):
+        spec, _ = build_ladder_spec("dice-race", AGENTS, None, None, seeds, None, None)
+        return play_part(spec, where, progress=False)
+
+    assert part("10-15") is not None and part("16-21") is not None
+    assert part("16-21") is None and "not replayed" in capsys.readouterr().err
+    whole = _eval_summary(1, suite=None, seed=10, games=12)
+    combined = summarize_run(combine_parts([out]))
+    for agent, entry in whole["agents"].items():
+        mine = combined["agents"][agent]
+        assert mine["mean"] == pytest.approx(entry["mean"]) and mine["n"] == 12
     elsewhere = tmp_path / "other"
-    _ladder(["dice-race", "--players", "2", "--agents", AGENTS, "--seeds", "22-23", "--out", str(elsewhere)])
+    part("22-23", elsewhere)
     merged = tmp_path / "merged"
     _ladder(["--combine", str(out), str(elsewhere), "--out", str(merged)])
     assert pd.read_csv(merged / "ladder.csv")["seeds"].tolist() == [14, 14, 14]
