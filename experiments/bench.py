@@ -15,7 +15,7 @@ from envs.core.errors import ConfigError
 from envs.core.registry import GAMES
 
 #: what `meeplelab bench` can measure besides the games
-EXTRA_BENCHES = ("agents", "simulate")
+EXTRA_BENCHES = ("agents", "ppo", "simulate")
 
 
 def run_game_bench(game: str, quick: bool = False) -> dict:
@@ -30,12 +30,23 @@ def run_game_bench(game: str, quick: bool = False) -> dict:
     return module.run_bench(quick=quick)
 
 
+def flat_figures(figures: dict, prefix: str = "") -> dict:
+    """Nested figures (e.g. per game) as one level of ``outer.inner`` keys for the table."""
+    flat: dict = {}
+    for key, value in figures.items():
+        if isinstance(value, dict):
+            flat.update(flat_figures(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
+
+
 @click.command()
 @click.argument("game")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.option("--quick", is_flag=True, help="Fewer repetitions (a smoke run, noisier figures).")
 def bench(game: str, as_json: bool, quick: bool) -> None:
-    """Benchmark GAME (cartographers, cascadia, dorfromantik, agents, simulate or all)."""
+    """Benchmark GAME (cartographers, cascadia, dorfromantik, agents, ppo, simulate or all)."""
     names = list(GAMES) + list(EXTRA_BENCHES)
     games = [g for g in names if importlib.util.find_spec(f"experiments.bench_{g}")] if game == "all" \
         else [game]
@@ -51,6 +62,6 @@ def bench(game: str, as_json: bool, quick: bool) -> None:
         table = Table(title=f"{name} benchmark (one core)")
         table.add_column("measure")
         table.add_column("value", justify="right")
-        for key, value in figures.items():
+        for key, value in flat_figures(figures).items():
             table.add_row(key, f"{value:,.3f}" if isinstance(value, float) else str(value))
         console.print(table)

@@ -150,9 +150,10 @@ class BoardPolicyValueNet(nn.Module):
 
 
 def masked_logits(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """``logits + clamp(log(mask), MASKED_LOGIT)``: illegal actions (mask 0) get a logit of about
-    -3.4e38, so a softmax gives them probability 0 and sampling never picks them."""
-    return logits + torch.clamp(torch.log(mask), min=MASKED_LOGIT)
+    """``logits + clamp(log(mask), MASKED_LOGIT)`` for a 0/1 mask: illegal actions (mask 0) get a
+    logit of about -3.4e38, so a softmax gives them probability 0 and sampling never picks them.
+    Computed as a ``where`` (the same values; ``log`` of 11k mask entries is the slower way)."""
+    return torch.where(mask > 0, logits, torch.full_like(logits, MASKED_LOGIT))
 
 
 def parameter_count(module: nn.Module) -> int:

@@ -18,6 +18,7 @@ from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPP
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
+from agents.ppo.distribution import MaskedCategorical
 from agents.ppo.network import BoardPolicyValueNet, NetConfig, masked_logits
 from envs.core.registry import make_game
 
@@ -33,6 +34,15 @@ class MaskedBoardPPOModule(DefaultPPOTorchRLModule):
         config = dict(self.model_config or {})
         game = make_game(config["game"], **dict(config.get("game_options") or {}))
         self.net = BoardPolicyValueNet(game.layout(), NetConfig.from_dict(config.get("net")))
+
+    def get_inference_action_dist_cls(self) -> type[MaskedCategorical]:
+        return MaskedCategorical
+
+    def get_exploration_action_dist_cls(self) -> type[MaskedCategorical]:
+        return MaskedCategorical
+
+    def get_train_action_dist_cls(self) -> type[MaskedCategorical]:
+        return MaskedCategorical
 
     def get_initial_state(self) -> dict:
         return {}

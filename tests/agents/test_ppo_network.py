@@ -80,3 +80,28 @@ def test_hex_kernels_ignore_the_non_neighbour_corners():
 def test_bad_network_config(values, fragment):
     with pytest.raises(ConfigError, match=fragment):
         NetConfig.from_dict(values)
+
+
+def test_masked_categorical_matches_torch_and_never_samples_masked():
+    from agents.ppo.distribution import MaskedCategorical
+
+    torch.manual_seed(0)
+    logits = torch.randn(64, 500)
+    mask = (torch.rand(64, 500) < 0.05).float()
+    mask[:, 7] = 1.0
+    masked = masked_logits(logits, mask)
+    mine = MaskedCategorical.from_logits(masked)
+    reference = torch.distributions.Categorical(logits=masked)
+    actions = mine.sample()
+    assert bool(mask.gather(1, actions[:, None]).all())
+    assert torch.allclose(mine.logp(actions), reference.log_prob(actions), atol=1e-5)
+    assert torch.allclose(mine.entropy(), reference.entropy(), atol=1e-4)
+    other = MaskedCategorical.from_logits(masked_logits(torch.randn(64, 500), mask))
+    other_reference = torch.distributions.Categorical(logits=other.logits)
+    expected = torch.distributions.kl_divergence(reference, other_reference)
+    assert torch.allclose(mine.kl(other), expected, atol=1e-4)
+    draws = MaskedCategorical.from_logits(masked[:1]).sample(sample_shape=(4000,))
+    assert bool(mask[0][draws.ravel()].all())
+    freq = torch.bincount(draws.ravel(), minlength=500).float() / draws.numel()
+    assert torch.allclose(freq, torch.softmax(masked[0], 0), atol=0.03)
+    assert torch.isfinite(mine.entropy()).all() and torch.isfinite(mine.kl(other)).all()

@@ -92,8 +92,8 @@ def test_module_never_samples_an_illegal_action(game, players, steps):
     log-probability of every illegal action is -inf-like."""
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.rllib.models.torch.torch_distributions import TorchCategorical
 
+    from agents.ppo.distribution import MaskedCategorical
     from agents.ppo.rl_module import MaskedBoardPPOModule
     from envs.core.gym_env import observation_space_for
     from envs.core.registry import make_game
@@ -116,7 +116,8 @@ def test_module_never_samples_an_illegal_action(game, players, steps):
         batch = {Columns.OBS: {"observations": torch.from_numpy(g.observation(state, player))[None],
                                "action_mask": torch.from_numpy(mask)[None]}}
         logits = module.forward_exploration(batch)[Columns.ACTION_DIST_INPUTS]
-        dist = TorchCategorical.from_logits(logits)
+        dist = module.get_exploration_action_dist_cls().from_logits(logits)
+        assert isinstance(dist, MaskedCategorical)
         action = int(dist.sample()[0])
         assert mask[action] == 1.0
         log_probs = torch.log_softmax(logits[0], dim=0)
