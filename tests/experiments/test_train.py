@@ -315,3 +315,31 @@ def test_frozen_snapshots_never_change_and_promotion_needs_a_margin(tmp_path, ra
     assert not league.check_promotion(algo, writer, 2, np.random.default_rng(1))
     assert len(league.members) == 2
     algo.stop()
+
+
+def test_train_cli_refuses_bad_input_in_one_line(tmp_path, capsys):
+    from experiments.cli import run
+
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump({"game": "cartographers", "ppo": {"lr": 0}}))
+    solo = str(REPO / "configs/ppo/cartographers_solo.yaml")
+    cases = [
+        (["train", "cartographers", "--config", str(config)], "ppo.lr must be positive"),
+        (["train", "cascadia", "--config", solo], "not cascadia"),
+        (["train", "cartographers", "--config", str(REPO / "configs/ppo/cartographers_solo.yaml"),
+          "--init", "greedy"], "teacher:<agent spec>"),
+        (["train", "cartographers", "--config", str(REPO / "configs/ppo/cartographers_solo.yaml"),
+          "--resume", str(tmp_path / "nothing")], "not a training run folder"),
+        (["train", "cartographers", "--config", str(REPO / "configs/ppo/cartographers_solo.yaml"),
+          "--timesteps", "0"], "--timesteps must be >= 1"),
+    ]
+    (tmp_path / "afile").write_text("x")
+    cases.append((["train", "cartographers", "--config", str(REPO / "configs/ppo/cartographers_solo.yaml"),
+                   "--out", str(tmp_path / "afile" / "sub")], "--out"))
+    (tmp_path / "old" / "checkpoints").mkdir(parents=True)
+    cases.append((["train", "cartographers", "--config", str(REPO / "configs/ppo/cartographers_solo.yaml"),
+                   "--out", str(tmp_path / "old")], "already holds a training run"))
+    for args, fragment in cases:
+        assert run(args) == 2, args
+        err = capsys.readouterr().err.strip()
+        assert fragment in err and len(err.splitlines()) == 1, (args, err)
