@@ -35,6 +35,7 @@ from envs.core.registry import make_game
 from experiments import stats
 from experiments.eval_config import CONFIG_KEYS, EvalSpec, build_spec, load_config
 from experiments.evaluate import EvalRun, lineups, per_seed_scores, run_evaluation, summarize_run
+from experiments.ray_options import workers_option
 from experiments.runner import GameRecord
 
 #: agents whose strength is bought with time: --equal-time gives them the same time per decision
@@ -295,7 +296,7 @@ def write_ladder(run: EvalRun, out: Path, command: str) -> tuple[pd.DataFrame, s
 @click.option("--out", type=click.Path(file_okay=False), help="Folder for the parts and the ladder "
               "(default runs/ladder/<game>).")
 @click.option("--combine", is_flag=True, help="ARGS are ladder folders whose parts are merged into --out.")
-@click.option("--workers", type=int, default=1, show_default=True, help="Play games as local Ray tasks.")
+@workers_option(1, "1: play here; more play games in parallel as Ray tasks, same results")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
 def ladder(args: tuple[str, ...], agents: str | None, players: int | None, suite: str | None,
            seeds: str | None, seconds: float | None, config: str | None, seating: str | None,

@@ -10,6 +10,7 @@ import click
 
 from envs.core.errors import ConfigError
 from experiments.output_dir import prepare_out_dir
+from experiments.ray_options import address_option
 from experiments.train_config import load_config
 
 
@@ -21,7 +22,7 @@ from experiments.train_config import load_config
 @click.option("--resume", "resume", type=click.Path(), default=None,
               help="Continue the run in this folder from its last checkpoint.")
 @click.option("--out", type=click.Path(), default=None, help="Run folder (default runs/train/<config name>).")
-@click.option("--address", default=None, help="Join an existing Ray cluster (host:port); default: local.")
+@address_option
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", help="Learner device.")
 @click.option("--seed", type=int, default=None, help="Training seed (default: run.seed of the config).")
 @click.option("--init", "init", default=None, help="Warm start, e.g. teacher:greedy (imitation before PPO).")

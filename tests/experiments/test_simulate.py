@@ -167,7 +167,8 @@ def test_summary_from_chunk_records_equals_the_summary_of_all_rows(clean_run):
 def test_workers_below_one_are_refused_by_every_command(workers, tmp_path):
     for args in (["simulate", "dice-race", "--players", "2", "--games", "4"],
                  ["eval", "dice-race", "--agents", "random", "--games", "2"],
-                 ["solo-eval", "--game", "dice-race", "--games", "2"]):
+                 ["solo-eval", "--game", "dice-race", "--games", "2"],
+                 ["ladder", "dice-race", "--agents", "random,prefer:action=1"]):
         result = CliRunner().invoke(cli, [*args, "--workers", workers, "--out", str(tmp_path / args[0])])
         assert isinstance(result.exception, ConfigError), (args, result.output)
         assert f"--workers must be at least 1, got {workers}" in str(result.exception)
