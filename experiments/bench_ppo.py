@@ -40,13 +40,14 @@ def forward_ms(config: dict[str, Any], repeats: int = 300) -> float:
         net = BoardPolicyValueNet(game.layout(), NetConfig.from_dict(config["network"])).eval()
         state = game.new_game(1)
         obs = torch.from_numpy(game.observation(state, game.current_player(state)))[None]
+        mask = torch.from_numpy(game.legal_mask(state).astype("float32"))[None]
         times = []
         with torch.no_grad():
             for _ in range(20):
-                net(obs)
+                net(obs, mask)
             for _ in range(repeats):
                 t0 = time.perf_counter()
-                net(obs)
+                net(obs, mask)
                 times.append(time.perf_counter() - t0)
         return statistics.median(times) * 1000.0
     finally:

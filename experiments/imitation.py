@@ -132,7 +132,7 @@ def fit(net, data: Demonstrations, epochs: int, batch_size: int, lr: float, valu
         with torch.no_grad():
             for start in range(0, idx.size, 512):
                 obs, mask, act, _ = batch(idx[start:start + 512])
-                logits, _ = net(obs)
+                logits, _ = net(obs, mask)
                 hits += int((masked_logits(logits, mask).argmax(dim=1) == act).sum())
         return hits / idx.size
 
@@ -143,7 +143,7 @@ def fit(net, data: Demonstrations, epochs: int, batch_size: int, lr: float, valu
         totals = np.zeros(3)
         for start in range(0, order.size, batch_size):
             obs, mask, act, ret = batch(order[start:start + batch_size])
-            logits, value = net(obs)
+            logits, value = net(obs, mask)
             policy_loss = F.cross_entropy(masked_logits(logits, mask), act)
             value_loss = F.mse_loss(value / scale, ret / scale)
             loss = policy_loss + value_weight * value_loss

@@ -46,16 +46,17 @@ class PPOAgent:
         self.name = f"ppo:{path}"
         self.last_explanation: dict[str, Any] | None = None
 
-    def evaluate(self, state: State) -> tuple[np.ndarray, float]:
-        """Raw logits over all actions and the value (expected final score) for the player to act."""
+    def evaluate(self, state: State, legal_mask: np.ndarray) -> tuple[np.ndarray, float]:
+        """Raw logits over all actions and the value (points still to gain) for the player to act."""
         obs = np.asarray(self.game.observation(state, self.game.current_player(state)), dtype=np.float32)
+        mask = torch.from_numpy(np.asarray(legal_mask, dtype=np.float32)).to(self.device)[None]
         with torch.no_grad():
-            logits, value = self.net(torch.from_numpy(obs).to(self.device)[None])
+            logits, value = self.net(torch.from_numpy(obs).to(self.device)[None], mask)
         return logits[0].cpu().numpy(), float(value[0])
 
     def policy(self, state: State, legal_mask: np.ndarray) -> tuple[np.ndarray, float]:
         """Probabilities over all actions (0 where illegal, at this temperature) and the value."""
-        logits, value = self.evaluate(state)
+        logits, value = self.evaluate(state, legal_mask)
         mask = torch.from_numpy(np.asarray(legal_mask, dtype=np.float32))
         scaled = masked_logits(torch.from_numpy(logits) / self.temperature, mask)
         return torch.softmax(scaled, dim=0).numpy(), value

@@ -31,7 +31,10 @@ class NetConfig:
     """Width and depth of the network; everything else follows from the game's layout.
 
     ``value_scale`` multiplies the value head's output, so the network predicts returns in units
-    of ``value_scale`` points (about one game's score) and its weights stay O(1).
+    of ``value_scale`` points (about one game's score) and its weights stay O(1). ``mask_input``
+    feeds the legal mask in as well: one input plane per placement channel (where that placement
+    is legal) and the non-spatial part of the mask among the vector features, so the network
+    need not learn which shapes fit where.
     """
 
     width: int = 48
@@ -39,6 +42,7 @@ class NetConfig:
     vector_hidden: int = 64
     head_hidden: int = 64
     value_scale: float = 100.0
+    mask_input: bool = True
 
     @classmethod
     def from_dict(cls, values: dict[str, Any] | None) -> NetConfig:
@@ -52,6 +56,8 @@ class NetConfig:
             if key in values and (isinstance(values[key], bool) or not isinstance(values[key], int)
                                   or not 1 <= values[key] <= 1024):
                 raise ConfigError(f"network.{key} must be an integer in 1..1024, got {values[key]!r}")
+        if "mask_input" in values and not isinstance(values["mask_input"], bool):
+            raise ConfigError(f"network.mask_input must be true or false, got {values['mask_input']!r}")
         if "value_scale" in values:
             scale = values["value_scale"]
             if isinstance(scale, bool) or not isinstance(scale, int | float) or not scale > 0:
@@ -91,7 +97,9 @@ class ResidualBlock(nn.Module):
 
 
 class BoardPolicyValueNet(nn.Module):
-    """Flat observation (B, obs_size) -> (action logits (B, num_actions), value (B,))."""
+    """Flat observation (B, obs_size) and legal mask (B, num_actions) -> (action logits
+    (B, num_actions), value (B,)). The mask is an input only with ``config.mask_input``; the
+    logits are not masked here (see :func:`masked_logits`)."""
 
     def __init__(self, layout: GameLayout, config: NetConfig):
         super().__init__()
@@ -109,13 +117,20 @@ class BoardPolicyValueNet(nn.Module):
         self.register_buffer("cells", torch.from_numpy(cells.astype(np.float32)).view(1, 1, height, width),
                              persistent=False)
         self.register_buffer("action_source", torch.from_numpy(act.source_index()), persistent=False)
+        spatial_index = np.where(act.spatial_index >= 0, act.spatial_index, act.num_actions).astype(np.int64)
+        self.register_buffer("mask_plane_index", torch.from_numpy(spatial_index.ravel()), persistent=False)
+        self.register_buffer("mask_vector_index", torch.from_numpy(act.nonspatial.astype(np.int64)),
+                             persistent=False)
+        mask_planes = act.channels if config.mask_input else 0
+        mask_vector = int(act.nonspatial.shape[0]) if config.mask_input else 0
         self.grid = (height, width)
         self.in_channels = obs.channels
         self.action_channels = act.channels
         self.num_nonspatial = int(act.nonspatial.shape[0])
         w = config.width
-        self.stem = BoardConv(obs.channels, w, obs.hex_grid)
-        self.vector_in = nn.Sequential(nn.Linear(max(obs.vector_size, 1), config.vector_hidden), nn.ReLU())
+        self.stem = BoardConv(obs.channels + mask_planes, w, obs.hex_grid)
+        self.vector_in = nn.Sequential(nn.Linear(max(obs.vector_size + mask_vector, 1), config.vector_hidden),
+                                       nn.ReLU())
         self.vector_bias = nn.Linear(config.vector_hidden, w)
         self.blocks = nn.ModuleList(ResidualBlock(w, obs.hex_grid) for _ in range(config.blocks))
         self.placement_head = nn.Conv2d(w, act.channels, 1)
@@ -123,19 +138,28 @@ class BoardPolicyValueNet(nn.Module):
         self.nonspatial_head = nn.Linear(config.head_hidden, max(self.num_nonspatial, 1))
         self.value_head = nn.Linear(config.head_hidden, 1)
 
-    def split(self, observation: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Board planes (B, C, H, W) and vector features (B, V) of flat observations."""
+    def split(self, observation: torch.Tensor,
+              mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        """Board planes (B, C, H, W) and vector features (B, V) of flat observations (and masks)."""
         batch = observation.shape[0]
         padded = torch.cat([observation, observation.new_zeros(batch, 1)], dim=1)
         planes = padded[:, self.plane_index].view(batch, self.in_channels, *self.grid)
-        if self.vector_index.numel():
-            vector = observation[:, self.vector_index]
-        else:
+        vector = observation[:, self.vector_index]
+        if self.config.mask_input:
+            if mask is None:
+                raise ValueError("this network takes the legal mask as input: call net(observation, mask)")
+            mask = mask.to(planes.dtype)
+            padded_mask = torch.cat([mask, mask.new_zeros(batch, 1)], dim=1)
+            mask_planes = padded_mask[:, self.mask_plane_index].view(batch, self.action_channels, *self.grid)
+            planes = torch.cat([planes, mask_planes], dim=1)
+            vector = torch.cat([vector, mask[:, self.mask_vector_index]], dim=1)
+        if vector.shape[1] == 0:
             vector = observation.new_zeros(batch, 1)
         return planes, vector
 
-    def forward(self, observation: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        planes, vector = self.split(observation.float())
+    def forward(self, observation: torch.Tensor,
+                mask: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor]:
+        planes, vector = self.split(observation.float(), mask)
         v = self.vector_in(vector)
         x = F.relu(self.stem(planes) + self.vector_bias(v)[:, :, None, None]) * self.cells
         for block in self.blocks:

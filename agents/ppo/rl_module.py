@@ -52,7 +52,7 @@ class MaskedBoardPPOModule(DefaultPPOTorchRLModule):
 
     def _masked_forward(self, batch: dict[str, Any]) -> tuple[Any, Any]:
         obs = batch[Columns.OBS]
-        logits, value = self.net(obs["observations"])
+        logits, value = self.net(obs["observations"], obs["action_mask"])
         return masked_logits(logits, obs["action_mask"]), value
 
     def _forward(self, batch: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -66,5 +66,6 @@ class MaskedBoardPPOModule(DefaultPPOTorchRLModule):
     def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> Any:
         if embeddings is not None:
             return embeddings
-        _, value = self.net(batch[Columns.OBS]["observations"])
+        obs = batch[Columns.OBS]
+        _, value = self.net(obs["observations"], obs["action_mask"])
         return value

@@ -46,9 +46,10 @@ def test_round_trip_gives_the_same_network(tmp_path):
     agent = make_agent(f"ppo:{tmp_path / 'run'}", game)
     state = game.new_game(2)
     obs = torch.from_numpy(game.observation(state, 0))[None]
-    with torch.no_grad():
-        assert torch.equal(agent.net(obs)[0], net(obs)[0])
     mask = game.legal_mask(state)
+    mask_t = torch.from_numpy(mask.astype(np.float32))[None]
+    with torch.no_grad():
+        assert torch.equal(agent.net(obs, mask_t)[0], net(obs, mask_t)[0])
     probs, _ = agent.policy(state, mask)
     assert probs[~mask].max() == 0.0 and abs(probs.sum() - 1.0) < 1e-5
     best = int(np.flatnonzero(mask)[np.argmax(probs[mask])])

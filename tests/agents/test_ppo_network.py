@@ -21,7 +21,8 @@ def test_forward_shapes_on_real_positions(name, options):
     net = BoardPolicyValueNet(game.layout(), SMALL)
     state = game.new_game(3)
     obs = torch.from_numpy(np.stack([game.observation(state, game.current_player(state))] * 2))
-    logits, value = net(obs)
+    mask = torch.from_numpy(np.stack([game.legal_mask(state)] * 2).astype(np.float32))
+    logits, value = net(obs, mask)
     assert logits.shape == (2, game.num_actions)
     assert value.shape == (2,)
     assert torch.isfinite(logits).all() and torch.isfinite(value).all()
@@ -49,7 +50,7 @@ def test_masked_sampling_never_picks_an_illegal_action():
     obs = torch.from_numpy(game.observation(state, 0))[None]
     mask = np.asarray(game.legal_mask(state), dtype=np.float32)
     with torch.no_grad():
-        logits = masked_logits(net(obs)[0], torch.from_numpy(mask)[None])[0]
+        logits = masked_logits(net(obs, torch.from_numpy(mask)[None])[0], torch.from_numpy(mask)[None])[0]
     log_probs = torch.log_softmax(logits, dim=0)
     assert (log_probs[mask == 0] < -1e30).all()
     probs = torch.softmax(logits, dim=0).numpy().astype(np.float64)
@@ -71,6 +72,28 @@ def test_hex_kernels_ignore_the_non_neighbour_corners():
     with torch.no_grad():
         assert torch.equal(conv(corner)[0, :, 2, 2], conv(x)[0, :, 2, 2])
         assert not torch.equal(conv(other)[0, :, 2, 2], conv(x)[0, :, 2, 2])
+
+
+def test_the_legal_mask_is_an_input():
+    """With mask_input the same observation under two different masks gives different logits
+    (the network sees which placements fit); without it the mask cannot matter."""
+    game = make_game("cartographers")
+    state = game.new_game(5)
+    obs = torch.from_numpy(game.observation(state, 0))[None]
+    mask = torch.from_numpy(game.legal_mask(state).astype(np.float32))[None]
+    other = torch.zeros_like(mask)
+    other[0, :50] = 1.0
+    torch.manual_seed(0)
+    with_mask = BoardPolicyValueNet(game.layout(), SMALL)
+    with torch.no_grad():
+        assert not torch.allclose(with_mask(obs, mask)[0], with_mask(obs, other)[0])
+    with pytest.raises(ValueError, match="legal mask as input"):
+        with_mask(obs)
+    plain = BoardPolicyValueNet(game.layout(), NetConfig(width=8, blocks=1, vector_hidden=8, head_hidden=8,
+                                                         mask_input=False))
+    with torch.no_grad():
+        assert torch.equal(plain(obs, mask)[0], plain(obs, other)[0])
+    assert with_mask.stem.in_channels == plain.stem.in_channels + game.layout().action.channels
 
 
 @pytest.mark.parametrize("values, fragment", [
