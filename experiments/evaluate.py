@@ -231,7 +231,8 @@ def run_evaluation(spec: EvalSpec, out_dir: Path | None = None, progress: bool =
     played.sort(key=lambda p: (p[0], p[1]))
     rows = [{**row, "lineup": index} for _, index, record in played for row in record.seat_rows()]
     if keep_best_state and best is not None and best.final_state is None:
-        best = play_game(game, best.agents, best.seed, keep_final_state=True)  # deterministic replay
+        specs = {agent_label(a): a for a in spec.agents}  # records name agents by label
+        best = play_game(game, [specs[a] for a in best.agents], best.seed, keep_final_state=True)  # replay
     return EvalRun(spec=spec, players=players, records=[p[2] for p in played], rows=pd.DataFrame(rows),
                    best=best if keep_best_state else None, interrupted=interrupted)
 

@@ -265,6 +265,14 @@ def load_results(out_dir: Path) -> pd.DataFrame:
     return pd.concat([pd.read_parquet(f) for f in files], ignore_index=True)
 
 
+def ray_running() -> bool:
+    """Whether this process is connected to a Ray instance (without importing Ray)."""
+    import sys
+
+    ray = sys.modules.get("ray")
+    return ray is not None and ray.is_initialized()
+
+
 def peak_rss_mb() -> float:
     """The driver's peak resident memory so far (MiB; Linux reports ru_maxrss in KiB)."""
     import resource
@@ -311,9 +319,16 @@ def simulate(game: str, agent: str, games: int, seed: int, players: int | None, 
     spec = SimulationSpec(game=game, agents=specs, games=games, seed=seed, chunk=chunk, options=options)
     out_dir = prepare_out_dir(out or f"runs/simulate-{game}")
     recording = record_request(record_first, record_seeds, out_dir)
+    ray_before = ray_running()
     with stdout_to_stderr(as_json):
         result = run_simulation(spec, out_dir, workers=workers, address=address, progress=not as_json,
                                 engine=engine, crash_once_dir=crash_once_dir)
+        if as_json and not ray_before and ray_running():
+            # Ray prints some notices (a task retried after its worker died) late, from a thread and
+            # on stdout: stop the Ray this command started while stdout still points at stderr
+            import ray
+
+            ray.shutdown()
     report_problems(result)
     if result.interrupted:
         done = result.chunks_verified + result.chunks_run
