@@ -37,6 +37,10 @@ AGENTS: dict[str, str] = {
 }
 
 
+#: agents whose spec starts with a bare path: ``ppo:runs/train/x`` means ``ppo:path=runs/train/x``
+PATH_AGENTS = ("ppo",)
+
+
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     """Split ``"mcts:simulations=400,rollout=greedy"`` into a name and typed options."""
     spec = spec.strip()
@@ -47,7 +51,7 @@ def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
     if rest:
         for index, part in enumerate(rest.split(",")):
             key, eq, raw = part.partition("=")
-            if index == 0 and not eq and key.strip():  # "ppo:runs/x/policy.pt": a bare first word is the path
+            if index == 0 and not eq and key.strip() and name.strip().lower() in PATH_AGENTS:
                 options["path"] = key.strip()
                 continue
             if not eq or not key.strip():

@@ -21,6 +21,7 @@ COMMANDS: dict[str, str] = {
     "bench": "experiments.bench:bench",
     "ladder": "experiments.ladder:ladder",
     "replay": "experiments.replay_html:replay_command",
+    "train": "experiments.train_cli:train",
 }
 
 
