@@ -4,13 +4,13 @@ A loop plays one game from ``game.new_game(seed)`` to the end, making exactly th
 Python agents make through the engine, each from its own generator (``numpy_generator(seed,
 "seat<i>")``) whose PCG64 state the loop advances in numba (:mod:`experiments.sim_pcg`): random
 (:class:`agents.random.RandomAgent`: the legal actions in ascending order, ``legal[rng.integers(n)]``)
-in Cartographers and Cascadia, and the Cartographers greedy agent (its compiled candidate values,
-ties broken by ``rng.integers`` as :class:`agents.greedy.ValueGreedy` does), any mix of the two.
+in every game, and the Cartographers and Dorfromantik greedy agents (their compiled candidate values,
+ties broken by ``rng.integers`` as :class:`agents.greedy.ValueGreedy` does), any mix of the two
+(Dorfromantik's loop: :mod:`experiments.sim_dorfromantik`).
 The final state then goes through the same score sheets and winners as
 :func:`experiments.runner.play_game`, so the rows are identical (tested for every game and seat
-count). Games without a loop here (Dorfromantik, whose actions are coded relative to a moving
-window), Cascadia's greedy (a turn planner with its own state) and any other agent fall back to the
-Python engine (``play_columns`` returns None).
+count). Cascadia's greedy (a turn planner with its own state), MCTS and any other agent fall back to
+the Python engine (``play_columns`` returns None).
 """
 
 from __future__ import annotations
@@ -25,44 +25,15 @@ from numba import njit
 from agents.base import agent_label, make_agent
 from agents.greedy import cartographers_kernels as CG
 from agents.greedy.cartographers import GreedyAgent as CartographersGreedy
+from agents.greedy.dorfromantik import DorfromantikGreedyAgent as DorfromantikGreedy
 from agents.random import RandomAgent
 from envs.cartographers import kernels as CK
 from envs.cascadia import kernels as SK
+from envs.dorfromantik import kernels as DK
 from experiments.runner import GameRecord, winners
+from experiments.sim_choices import greedy_choice, kth_true
+from experiments.sim_dorfromantik import dorfromantik_game
 from experiments.sim_pcg import integers, seed_pcg
-
-
-@njit(cache=True)
-def kth_true(mask: np.ndarray, k: int) -> int:
-    """Index of the ``k``-th (from 0) true entry of ``mask``; -1 when there are fewer."""
-    for i in range(mask.shape[0]):
-        if mask[i]:
-            if k == 0:
-                return i
-            k -= 1
-    return -1
-
-
-@njit(cache=True)
-def greedy_choice(actions: np.ndarray, values: np.ndarray, n: int, pcg_row: np.ndarray) -> int:
-    """:meth:`agents.greedy.ValueGreedy.act` on candidates already legal: one of the actions valued
-    within 1e-9 of the best, ``rng.integers(count)``-th in candidate order."""
-    if n == 0:
-        raise ValueError("no legal action: the game should be over")
-    best = values[0]
-    for i in range(1, n):
-        best = max(best, values[i])
-    count = 0
-    for i in range(n):
-        if values[i] >= best - 1e-9:
-            count += 1
-    k = integers(pcg_row, count)
-    for i in range(n):
-        if values[i] >= best - 1e-9:
-            if k == 0:
-                return actions[i]
-            k -= 1
-    return -1
 
 
 @njit(cache=True)
@@ -122,10 +93,29 @@ def _cascadia(game: Any, agents: list[Any]) -> Loop | None:
                                                                game.kind_info, pcg, buf, decisions)
 
 
+def _dorfromantik(game: Any, agents: list[Any]) -> Loop | None:
+    if not all(isinstance(a, RandomAgent | DorfromantikGreedy) for a in agents):
+        return None
+    policy = np.array([0 if isinstance(a, RandomAgent) else 1 for a in agents], np.int64)
+    weights = np.stack([getattr(a, "weights", DK.DEFAULT_WEIGHTS) for a in agents])
+    lmask = np.zeros((DK.MAX_FRONTIER, 6), np.bool_)
+    gmask = np.zeros((DK.MAX_FRONTIER, 6), np.bool_)
+    gvalues = np.zeros((DK.MAX_FRONTIER, 6), np.float64)
+    codes = np.zeros(DK.MAX_FRONTIER * 6, np.int64)
+    values = np.zeros(DK.MAX_FRONTIER * 6, np.float64)
+
+    def loop(state: Any, pcg: np.ndarray, decisions: np.ndarray) -> None:
+        dorfromantik_game(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck,
+                          state.meta, game._rot_edges, game._task_type, game._flag, policy, weights,
+                          game.window_radius, pcg, lmask, gmask, gvalues, codes, values, decisions)
+    return loop
+
+
 #: game name -> builder of its whole-game loop for the seats' agents (None: not covered)
 LOOPS: dict[str, Callable[[Any, list[Any]], Loop | None]] = {
     "cartographers": _cartographers,
     "cascadia": _cascadia,
+    "dorfromantik": _dorfromantik,
 }
 
 
@@ -136,7 +126,7 @@ def compiled_loop(game: Any, agents: list[str]) -> Loop | None:
     if builder is None:
         return None
     built = [make_agent(spec, game) for spec in agents]
-    if any(type(a) not in (RandomAgent, CartographersGreedy) for a in built):
+    if any(type(a) not in (RandomAgent, CartographersGreedy, DorfromantikGreedy) for a in built):
         return None
     return builder(game, built)
 

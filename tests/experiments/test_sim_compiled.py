@@ -9,7 +9,8 @@ from envs.core.registry import make_game
 from experiments.sim_compiled import compiled_loop, play_columns
 from experiments.simulate import SimulationSpec, python_columns, run_simulation
 
-CASES = [("cartographers", p) for p in range(1, 7)] + [("cascadia", p) for p in range(1, 5)]
+CASES = [("cartographers", p) for p in range(1, 7)] + [("cascadia", p) for p in range(1, 5)] \
+    + [("dorfromantik", p) for p in (1, 2, 4)]
 
 
 @pytest.mark.parametrize(("game_name", "players"), CASES)
@@ -34,10 +35,21 @@ def test_compiled_greedy_cartographers_rows_equal_the_python_engine(players):
     assert compiled == python_columns(game, agents, seeds, 0)
 
 
+@pytest.mark.parametrize(("players", "window_radius"), [(1, 15), (2, 15), (3, 15), (4, 4), (6, 15)])
+def test_compiled_dorfromantik_rows_equal_the_python_engine(players, window_radius):
+    # window_radius 4: the board outgrows the window, so centring on the legal positions and
+    # placements outside the window are exercised too
+    game = make_game("dorfromantik", players=players, window_radius=window_radius)
+    mixed = (["greedy", "random:label=r", "greedy:fail=1.2"] + ["greedy"] * 3)[:players]
+    for agents in (["random"] * players, mixed):
+        compiled = play_columns(game, agents, [0, 7], 1)
+        assert compiled is not None and compiled == python_columns(game, agents, [0, 7], 1)
+
+
 @pytest.mark.parametrize(("game_name", "agents"), [
     ("cartographers", ["mcts:simulations=4"]),
     ("cascadia", ["random", "greedy"]),
-    ("dorfromantik", ["random"]),
+    ("dorfromantik", ["mcts:simulations=2"]),
 ])
 def test_other_agents_and_games_fall_back_to_the_python_engine(game_name, agents):
     game = make_game(game_name, players=len(agents))
