@@ -4,13 +4,13 @@ A loop plays one game from ``game.new_game(seed)`` to the end, making exactly th
 Python agents make through the engine, each from its own generator (``numpy_generator(seed,
 "seat<i>")``) whose PCG64 state the loop advances in numba (:mod:`experiments.sim_pcg`): random
 (:class:`agents.random.RandomAgent`: the legal actions in ascending order, ``legal[rng.integers(n)]``)
-in every game, and the Cartographers and Dorfromantik greedy agents (their compiled candidate values,
-ties broken by ``rng.integers`` as :class:`agents.greedy.ValueGreedy` does), any mix of the two
-(Dorfromantik's loop: :mod:`experiments.sim_dorfromantik`).
+in every game, and every game's greedy agent (Cartographers and Dorfromantik: their compiled
+candidate values, ties broken by ``rng.integers`` as :class:`agents.greedy.ValueGreedy` does;
+Cascadia: its compiled turn planner, which draws nothing), any mix of the two (Dorfromantik's loop:
+:mod:`experiments.sim_dorfromantik`).
 The final state then goes through the same score sheets and winners as
 :func:`experiments.runner.play_game`, so the rows are identical (tested for every game and seat
-count). Cascadia's greedy (a turn planner with its own state), MCTS and any other agent fall back to
-the Python engine (``play_columns`` returns None).
+count). MCTS and any other agent fall back to the Python engine (``play_columns`` returns None).
 """
 
 from __future__ import annotations
@@ -25,6 +25,9 @@ from numba import njit
 from agents.base import agent_label, make_agent
 from agents.greedy import cartographers_kernels as CG
 from agents.greedy.cartographers import GreedyAgent as CartographersGreedy
+from agents.greedy.cascadia import DEFAULT_WEIGHTS as CASCADIA_WEIGHTS
+from agents.greedy.cascadia import CascadiaGreedyAgent as CascadiaGreedy
+from agents.greedy.cascadia import greedy_action as cascadia_greedy_action
 from agents.greedy.dorfromantik import DorfromantikGreedyAgent as DorfromantikGreedy
 from agents.random import RandomAgent
 from envs.cartographers import kernels as CK
@@ -56,20 +59,33 @@ def cartographers_game(st, tb, policy: np.ndarray, weights: np.ndarray, pcg: np.
 
 
 @njit(cache=True)
-def cascadia_random_game(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl, rng,
-                         nbr, kind_edges, kind_info, pcg: np.ndarray, buf: np.ndarray,
-                         decisions: np.ndarray) -> None:
-    """Play the Cascadia game in these arrays to the end, every seat random (ascending legal list)."""
+def cascadia_game(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl, rng,
+                  nbr, kind_edges, kind_info, tables, policy: np.ndarray, weights: np.ndarray,
+                  pcg: np.ndarray, buf: np.ndarray, decisions: np.ndarray) -> None:
+    """Play the Cascadia game in these arrays to the end; seat ``i`` random (``policy[i]`` 0: the
+    ascending legal list) or greedy with ``weights[i]`` (1: the planner's action, the first legal
+    one should it ever be illegal, as :class:`agents.greedy.cascadia.CascadiaGreedyAgent` does)."""
     while ctl[SK.C_PHASE] != SK.PHASE_OVER:
         seat = ctl[SK.C_CUR]
         n = SK.legal_actions(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, buf)
-        action = buf[integers(pcg[seat], n)]
+        if policy[seat] == 0:
+            action = buf[integers(pcg[seat], n)]
+        else:
+            action = cascadia_greedy_action(tiles, tokens, edges, cells, flist, pinfo, market, ctl, nbr,
+                                            kind_edges, kind_info, tables, weights[seat])
+            legal = False
+            for i in range(n):
+                legal = legal or buf[i] == action
+            if not legal:
+                action = buf[0]
         decisions[seat] += 1
         SK.apply_action(action, tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
                         ctl, rng, nbr, kind_edges, kind_info)
 
 
 Loop = Callable[[Any, np.ndarray, np.ndarray], None]
+#: agent classes some loop can play (each game's builder says which of them it covers)
+COMPILED_AGENTS = (RandomAgent, CartographersGreedy, CascadiaGreedy, DorfromantikGreedy)
 
 
 def _cartographers(game: Any, agents: list[Any]) -> Loop | None:
@@ -86,11 +102,15 @@ def _cartographers(game: Any, agents: list[Any]) -> Loop | None:
 
 
 def _cascadia(game: Any, agents: list[Any]) -> Loop | None:
-    if not all(isinstance(a, RandomAgent) for a in agents):
+    if not all(isinstance(a, RandomAgent | CascadiaGreedy) for a in agents):
         return None
+    policy = np.array([0 if isinstance(a, RandomAgent) else 1 for a in agents], np.int64)
+    default = np.array(list(CASCADIA_WEIGHTS.values()), np.float64)
+    weights = np.stack([getattr(a, "weights", default) for a in agents])
     buf = np.empty_like(game._legal_buf)
-    return lambda state, pcg, decisions: cascadia_random_game(*state.board_args(), game.nbr, game.kind_edges,
-                                                               game.kind_info, pcg, buf, decisions)
+    return lambda state, pcg, decisions: cascadia_game(*state.board_args(), game.nbr, game.kind_edges,
+                                                        game.kind_info, game.tables, policy, weights, pcg,
+                                                        buf, decisions)
 
 
 def _dorfromantik(game: Any, agents: list[Any]) -> Loop | None:
@@ -126,7 +146,7 @@ def compiled_loop(game: Any, agents: list[str]) -> Loop | None:
     if builder is None:
         return None
     built = [make_agent(spec, game) for spec in agents]
-    if any(type(a) not in (RandomAgent, CartographersGreedy, DorfromantikGreedy) for a in built):
+    if any(type(a) not in COMPILED_AGENTS for a in built):
         return None
     return builder(game, built)
 

@@ -35,6 +35,14 @@ def test_compiled_greedy_cartographers_rows_equal_the_python_engine(players):
     assert compiled == python_columns(game, agents, seeds, 0)
 
 
+@pytest.mark.parametrize("players", range(1, 5))
+def test_compiled_greedy_cascadia_rows_equal_the_python_engine(players):
+    game = make_game("cascadia", players=players)
+    agents = ["greedy", "random", "greedy:hawk_room=0.6,edge_match=0.5", "greedy"][:players]
+    compiled = play_columns(game, agents, [0, 3], 0)
+    assert compiled is not None and compiled == python_columns(game, agents, [0, 3], 0)
+
+
 @pytest.mark.parametrize(("players", "window_radius"), [(1, 15), (2, 15), (3, 15), (4, 4), (6, 15)])
 def test_compiled_dorfromantik_rows_equal_the_python_engine(players, window_radius):
     # window_radius 4: the board outgrows the window, so centring on the legal positions and
@@ -48,7 +56,6 @@ def test_compiled_dorfromantik_rows_equal_the_python_engine(players, window_radi
 
 @pytest.mark.parametrize(("game_name", "agents"), [
     ("cartographers", ["mcts:simulations=4"]),
-    ("cascadia", ["random", "greedy"]),
     ("dorfromantik", ["mcts:simulations=2"]),
 ])
 def test_other_agents_and_games_fall_back_to_the_python_engine(game_name, agents):
