@@ -119,7 +119,6 @@ def _dorfromantik(game: Any, agents: list[Any]) -> Loop | None:
     policy = np.array([0 if isinstance(a, RandomAgent) else 1 for a in agents], np.int64)
     weights = np.stack([getattr(a, "weights", DK.DEFAULT_WEIGHTS) for a in agents])
     lmask = np.zeros((DK.MAX_FRONTIER, 6), np.bool_)
-    gmask = np.zeros((DK.MAX_FRONTIER, 6), np.bool_)
     gvalues = np.zeros((DK.MAX_FRONTIER, 6), np.float64)
     codes = np.zeros(DK.MAX_FRONTIER * 6, np.int64)
     values = np.zeros(DK.MAX_FRONTIER * 6, np.float64)
@@ -127,7 +126,7 @@ def _dorfromantik(game: Any, agents: list[Any]) -> Loop | None:
     def loop(state: Any, pcg: np.ndarray, decisions: np.ndarray) -> None:
         dorfromantik_game(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck,
                           state.meta, game._rot_edges, game._task_type, game._flag, policy, weights,
-                          game.window_radius, pcg, lmask, gmask, gvalues, codes, values, decisions)
+                          game.window_radius, pcg, lmask, gvalues, codes, values, decisions)
     return loop
 
 

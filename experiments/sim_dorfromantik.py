@@ -55,14 +55,18 @@ def _code(cell: int, rot: int, cq: int, cr: int, radius: int, side: int) -> int:
 @njit(cache=True)
 def dorfromantik_game(cells, frontier, placed, uf, tasks, deck, meta, rot_edges, task_type, flag,
                       policy: np.ndarray, weights: np.ndarray, radius: int, pcg: np.ndarray,
-                      lmask: np.ndarray, gmask: np.ndarray, gvalues: np.ndarray, codes: np.ndarray,
-                      values: np.ndarray, decisions: np.ndarray) -> None:
+                      lmask: np.ndarray, gvalues: np.ndarray, codes: np.ndarray, values: np.ndarray,
+                      decisions: np.ndarray) -> None:
     """Play the game to its end; seat ``i`` random (``policy[i]`` 0) or greedy with ``weights[i]``."""
     side = 2 * radius + 1
     players = meta[DK.M_PLAYERS]
     while meta[DK.M_OVER] == 0:
         seat = meta[DK.M_TURN] % players
-        count = DK.legal_moves(cells, frontier, uf, meta, rot_edges, task_type, lmask)
+        if policy[seat] == 0:
+            count = DK.legal_moves(cells, frontier, uf, meta, rot_edges, task_type, lmask)
+        else:  # the values of the legal moves, lmask filled by the same legal_moves
+            count = DK.greedy_values(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag,
+                                     weights[seat], lmask, gvalues)
         cq, cr = window_centre(frontier, meta, lmask, count, radius)
         n = 0
         if policy[seat] == 0:
@@ -77,11 +81,9 @@ def dorfromantik_game(cells, frontier, placed, uf, tasks, deck, meta, rot_edges,
                 raise ValueError("no legal action: the game should be over")
             action = np.sort(codes[:n])[integers(pcg[seat], n)]
         else:
-            DK.greedy_values(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag,
-                             weights[seat], gmask, gvalues)
             for s in range(meta[DK.M_FRONT]):
                 for rot in range(6):
-                    if gmask[s, rot] and lmask[s, rot]:
+                    if lmask[s, rot]:
                         code = _code(frontier[s], rot, cq, cr, radius, side)
                         if code >= 0:
                             codes[n] = code
