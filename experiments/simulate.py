@@ -146,6 +146,9 @@ def prepare_directory(spec: SimulationSpec, out_dir: Path) -> None:
             found = json.loads(manifest_path.read_text())
         except (OSError, ValueError) as exc:
             raise ConfigError(f"{manifest_path} is unreadable ({exc}); use another --out") from exc
+        if isinstance(found, dict) and found.get("format") != FORMAT:
+            raise ConfigError(f"{out_dir} holds a simulation in format {found.get('format')!r}, not {FORMAT} "
+                              "(chunks without verifiable records); use another --out")
         if found != wanted:
             differing = sorted(k for k in set(found) | set(wanted) if found.get(k) != wanted.get(k))
             raise ConfigError(f"{out_dir} holds a different simulation (differs in: {', '.join(differing)}); "

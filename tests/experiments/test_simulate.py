@@ -84,6 +84,13 @@ def test_a_different_simulation_in_the_same_directory_is_refused(clean_run):
         run_simulation(other, clean_run, progress=False)
 
 
+def test_a_directory_of_an_older_format_is_refused(tmp_path):
+    old = {**SPEC.manifest(), "format": "meeplelab-simulation/1"}
+    (tmp_path / "simulation.json").write_text(json.dumps(old))
+    with pytest.raises(ConfigError, match="format 'meeplelab-simulation/1', not meeplelab-simulation/2"):
+        run_simulation(SPEC, tmp_path, progress=False)
+
+
 def test_bad_agent_is_refused_before_any_task(tmp_path):
     bad = SimulationSpec(**{**SPEC.__dict__, "agents": ["random", "nosuch"]})
     with pytest.raises(ConfigError, match="unknown agent 'nosuch'"):
