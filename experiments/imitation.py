@@ -99,10 +99,11 @@ def collect(game_name: str, game_options: dict[str, Any], teacher: str, seeds: l
 
 
 def fit(net, data: Demonstrations, epochs: int, batch_size: int, lr: float, value_weight: float,
-        seed: int = 0, on_epoch=None) -> list[dict[str, float]]:
+        seed: int = 0, on_epoch=None, stop=None) -> list[dict[str, float]]:
     """Masked cross-entropy on the teacher's actions + value loss; 10% of games held out.
 
-    Returns per-epoch metrics: train loss, policy loss, value loss, train and held-out accuracy."""
+    Returns per-epoch metrics: train loss, policy loss, value loss, train and held-out accuracy.
+    ``stop()`` returning True ends the fit after the current epoch (Ctrl-C in ``train``)."""
     import torch
     from torch.nn import functional as F
 
@@ -159,12 +160,14 @@ def fit(net, data: Demonstrations, epochs: int, batch_size: int, lr: float, valu
         history.append(metrics)
         if on_epoch is not None:
             on_epoch(epoch, metrics)
+        if stop is not None and stop():
+            break
     net.eval()
     return history
 
 
 def warm_start(algo, config: dict[str, Any], init: str, writer, out: Path, module_id: str,
-               progress: bool = True) -> list[dict[str, float]]:
+               progress: bool = True, stop=None) -> list[dict[str, float]]:
     """Collect teacher games, fit a fresh network, load it into every PPO module."""
     from agents.ppo.network import BoardPolicyValueNet, NetConfig
     from experiments.train import module_ids, module_state_from_network, set_module_weights
@@ -188,7 +191,7 @@ def warm_start(algo, config: dict[str, Any], init: str, writer, out: Path, modul
                   f"accuracy {metrics['train_accuracy']:.3f} (held-out {metrics['heldout_accuracy']:.3f})")
 
     history = fit(net, data, im["epochs"], im["batch_size"], im["lr"], im["value_weight"],
-                  seed=int(config["run"]["seed"]), on_epoch=log)
+                  seed=int(config["run"]["seed"]), on_epoch=log, stop=stop)
     writer.add_scalar("imitation/decisions", len(data), 0)
     weights = module_state_from_network(net.state_dict())
     set_module_weights(algo, {mid: weights for mid in module_ids(config)})

@@ -328,45 +328,46 @@ def run_training(config: dict[str, Any], out: Path, *, resume: bool = False, tim
     mid = trained_module_id(config)
     league = League.from_state(config, out, state["league"]) if is_multiplayer(config) and \
         config["league"]["enabled"] else None
-    if checkpoint is None:
-        configured = config["imitation"]["teacher"]
-        teacher = init or (f"teacher:{configured}" if configured else None)
-        if teacher:
-            from experiments.imitation import warm_start
+    with StopFlag() as flag:  # Ctrl-C during the warm start stops after it, with a checkpoint
+        if checkpoint is None:
+            configured = config["imitation"]["teacher"]
+            teacher = init or (f"teacher:{configured}" if configured else None)
+            if teacher:
+                from experiments.imitation import warm_start
 
-            warm_start(algo, config, teacher, writer, out, mid, progress=progress)
-            evaluate_and_log(algo, config, evaluator, writer, out, state, mid, step=0)
-        if league is not None:
-            league.start(algo)
-    elif league is not None:
-        league.restore(algo)
-    started = time.monotonic()
-    with StopFlag() as flag, _progress(progress, target, state["timesteps"]) as bar:
-        while state["timesteps"] < target and not flag.stop:
-            if budget is not None and time.monotonic() - started >= budget:
-                break
-            if max_iterations is not None and state["iteration"] >= max_iterations:
-                break
-            t0 = time.monotonic()
-            result = algo.train()
-            metrics = flatten_numbers(result)
-            state["iteration"] += 1
-            state["timesteps"] = int(metrics.get("num_env_steps_sampled_lifetime", state["timesteps"]))
-            elapsed = time.monotonic() - t0
-            metrics["perf/iteration_seconds"] = elapsed
-            sampled = metrics.get("env_runners/num_env_steps_sampled", 0.0)
-            metrics["perf/sampled_env_steps_per_s"] = sampled / max(elapsed, 1e-9)
-            for key, value in metrics.items():
-                writer.add_scalar(key, value, state["timesteps"])
-            if league is not None and state["iteration"] % config["league"]["promote_every"] == 0:
-                league.check_promotion(algo, writer, state["timesteps"], rng, state["iteration"])
-            last_eval = None
-            if run["eval_every"] and state["iteration"] % run["eval_every"] == 0:
-                last_eval = evaluate_and_log(algo, config, evaluator, writer, out, state, mid,
-                                             state["timesteps"])
-            if state["iteration"] % run["checkpoint_every"] == 0:
-                _save(algo, out, config, state, rng, league)
-            bar.update(state, headline(metrics, mid), metrics["perf/sampled_env_steps_per_s"], last_eval)
+                warm_start(algo, config, teacher, writer, out, mid, progress=progress, stop=lambda: flag.stop)
+                evaluate_and_log(algo, config, evaluator, writer, out, state, mid, step=0)
+            if league is not None:
+                league.start(algo)
+        elif league is not None:
+            league.restore(algo)
+        started = time.monotonic()
+        with _progress(progress, target, state["timesteps"]) as bar:
+            while state["timesteps"] < target and not flag.stop:
+                if budget is not None and time.monotonic() - started >= budget:
+                    break
+                if max_iterations is not None and state["iteration"] >= max_iterations:
+                    break
+                t0 = time.monotonic()
+                result = algo.train()
+                metrics = flatten_numbers(result)
+                state["iteration"] += 1
+                state["timesteps"] = int(metrics.get("num_env_steps_sampled_lifetime", state["timesteps"]))
+                elapsed = time.monotonic() - t0
+                metrics["perf/iteration_seconds"] = elapsed
+                sampled = metrics.get("env_runners/num_env_steps_sampled", 0.0)
+                metrics["perf/sampled_env_steps_per_s"] = sampled / max(elapsed, 1e-9)
+                for key, value in metrics.items():
+                    writer.add_scalar(key, value, state["timesteps"])
+                if league is not None and state["iteration"] % config["league"]["promote_every"] == 0:
+                    league.check_promotion(algo, writer, state["timesteps"], rng, state["iteration"])
+                last_eval = None
+                if run["eval_every"] and state["iteration"] % run["eval_every"] == 0:
+                    last_eval = evaluate_and_log(algo, config, evaluator, writer, out, state, mid,
+                                                 state["timesteps"])
+                if state["iteration"] % run["checkpoint_every"] == 0:
+                    _save(algo, out, config, state, rng, league)
+                bar.update(state, headline(metrics, mid), metrics["perf/sampled_env_steps_per_s"], last_eval)
         state["stopped_by"] = "interrupt" if flag.stop else "budget"
         _save(algo, out, config, state, rng, league)
     writer.flush()

@@ -237,7 +237,7 @@ def test_one_iteration_per_game(tmp_path, ray_session, game, players):
     from experiments.train import run_training
 
     extra = {"league": {"enabled": True, "promote_every": 1, "promote_games": 4, "max_members": 2}} \
-        if players > 1 else {}
+        if players > 1 else {"env": {"vectorized": True}}  # Cascadia solo: the batched vector env
     state = run_training(tiny_config(game, players, **extra), tmp_path, max_iterations=1, progress=False)
     assert state["iteration"] == 1 and (tmp_path / "policy.pt").is_file()
     assert "eval/mean_score" in scalars(tmp_path)
@@ -286,7 +286,7 @@ def test_frozen_snapshots_never_change_and_promotion_needs_a_margin(tmp_path, ra
         set_module_weights,
     )
 
-    config = tiny_config("cartographers", 3, league={"enabled": True, "promote_games": 8, "max_members": 2},
+    config = tiny_config("cartographers", 3, league={"enabled": True, "promote_games": 12, "max_members": 2},
                          env={"reward": "margin"})
     algo = build_algorithm(config, seed=0)
     league = League(config, tmp_path)
@@ -303,7 +303,7 @@ def test_frozen_snapshots_never_change_and_promotion_needs_a_margin(tmp_path, ra
     game = make_game("cartographers", players=3)
     torch.manual_seed(0)
     net = BoardPolicyValueNet(game.layout(), NetConfig.from_dict(TINY_NET))
-    fit(net, play_teacher_games("cartographers", {"players": 3}, "greedy", list(range(8))), epochs=10,
+    fit(net, play_teacher_games("cartographers", {"players": 3}, "greedy", list(range(30))), epochs=15,
         batch_size=64, lr=3e-3, value_weight=0.5)
     set_module_weights(algo, {"main": module_state_from_network(net.state_dict())})
     writer = SummaryWriter(str(tmp_path / "tb"))
@@ -343,3 +343,24 @@ def test_train_cli_refuses_bad_input_in_one_line(tmp_path, capsys):
         assert run(args) == 2, args
         err = capsys.readouterr().err.strip()
         assert fragment in err and len(err.splitlines()) == 1, (args, err)
+
+
+def test_forward_ms_counts_one_decision_on_one_core():
+    from experiments.bench_ppo import forward_ms
+
+    config = tiny_config()
+    small = forward_ms(config, repeats=20)
+    config["network"] = {**config["network"], "width": 64, "blocks": 4}
+    large = forward_ms(config, repeats=20)
+    assert 0 < small < large  # a wider, deeper network costs more per decision
+
+
+@pytest.mark.slow
+def test_bench_ppo_reports_sampling_and_learning(ray_session):
+    from experiments.bench_ppo import run_bench
+
+    figures = run_bench(quick=True, games=("cartographers",))["cartographers"]
+    assert figures["vector_env"] is True
+    for key in ("forward_ms", "sampling_env_steps_per_s", "sampling_env_steps_per_s_plain",
+                "learner_steps_per_s"):
+        assert figures[key] > 0, key
