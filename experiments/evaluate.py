@@ -151,9 +151,10 @@ def _play_on_ray(spec: EvalSpec, jobs: list, final_info: str | None, workers: in
     results as it finishes."""
     from agents.base import AGENTS
     from envs.core.registry import GAMES
-    from experiments.ray_setup import init_ray
+    from experiments.ray_setup import init_ray, where_running
 
     ray = init_ray(num_cpus=workers, address=address)
+    click.echo(f"eval: {where_running(address)}", err=True)
     remote = ray.remote(num_cpus=1, max_retries=3)(play_games)
     size = max(1, -(-len(jobs) // (workers * 4)))
     chunks = [jobs[i:i + size] for i in range(0, len(jobs), size)]

@@ -149,6 +149,15 @@ def ray_env() -> dict[str, str]:
     return {**os.environ, **LOCAL_ENV, "HOME": str(RAY_HOME)}
 
 
+def where_running(address: str | None) -> str:
+    """One line for stderr saying where this process's Ray runs (call after :func:`init_ray`)."""
+    import ray
+
+    cpus = int(ray.cluster_resources().get("CPU", 1))
+    place = f"the Ray cluster at {address}" if address else f"a local Ray instance on {LOOPBACK}"
+    return f"running on {place} ({cpus} CPUs)"
+
+
 def node_address() -> str:
     """The IP address of the node this driver runs on."""
     import ray

@@ -215,15 +215,13 @@ def _play(spec: SimulationSpec, out_dir: Path, target: str, todo: list[tuple[int
     """Play ``todo`` as Ray tasks, writing each chunk as it arrives (counts go into ``result``)."""
     from tqdm import tqdm
 
-    from experiments.ray_setup import init_ray
+    from experiments.ray_setup import init_ray, where_running
 
     replay = {c.index for c in result.problems}
     started = time.perf_counter()
     ray = init_ray(num_cpus=workers, address=address)
-    cpus = int(ray.cluster_resources().get("CPU", 1))
-    where = f"the Ray cluster at {address}" if address else "a local Ray instance on 127.0.0.1"
-    click.echo(f"simulate: running on {where} ({cpus} CPUs)", err=True)
-    limit = workers or max(1, cpus)
+    click.echo(f"simulate: {where_running(address)}", err=True)
+    limit = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
     remote = ray.remote(num_cpus=1, max_retries=max_retries)(play_chunk)
     in_flight: dict[Any, int] = {}
     bar = tqdm(total=result.chunks_total, initial=result.chunks_verified, desc=f"{spec.game} simulate",

@@ -40,6 +40,7 @@ def test_simulate_on_the_cluster_equals_a_local_run(loopback_cluster, tmp_path):
 def test_eval_with_two_workers_on_the_cluster_equals_a_local_run(loopback_cluster, tmp_path):  # noqa: F811
     args = ["eval", "cartographers", "--agents", "random,greedy", "--games", "6", "--json", "--no-progress"]
     joined = _run(loopback_cluster, *args, "--workers", "2", "--address", loopback_cluster.address)
+    assert f"eval: running on the Ray cluster at {loopback_cluster.address}" in joined.stderr
     local = _run(loopback_cluster, *args)
     untimed = [{agent: {k: v for k, v in entry.items() if not k.startswith("decision_ms")}
                 for agent, entry in json.loads(done.stdout)["agents"].items()} for done in (joined, local)]

@@ -27,8 +27,8 @@ def test_two_workers_play_the_same_games_as_one(ray_session, tmp_path):
 def test_solo_eval_with_workers_matches_and_replays_the_best_game(ray_session):
     args = ["solo-eval", "--game", "dice-race", "--agents", "random,prefer:action=2", "--games", "16",
             "--no-progress", "--json"]
-    one = json.loads(CliRunner().invoke(cli, args, catch_exceptions=False).output)
-    two = json.loads(CliRunner().invoke(cli, [*args, "--workers", "2"], catch_exceptions=False).output)
+    one = json.loads(CliRunner().invoke(cli, args, catch_exceptions=False).stdout)
+    two = json.loads(CliRunner().invoke(cli, [*args, "--workers", "2"], catch_exceptions=False).stdout)
     for key in ("mean_score", "mean_evaluation", "ci95_evaluation", "titles"):
         assert one[key] == two[key]
     assert one["cards"] == two["cards"] and one["pairs"] == two["pairs"]
