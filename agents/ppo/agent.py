@@ -1,9 +1,10 @@
 """The ``ppo:`` agent: a trained network playing with torch alone (no Ray).
 
-``ppo:runs/train/cartographers-solo`` (a checkpoint folder: its ``policy.pt``, else ``best/`` or
-``latest/``), or ``ppo:path/to/policy.pt``. Options: ``temperature`` (softmax temperature when
-sampling, default 1), ``sample`` (false: the masked argmax, the default; true: sample from the
-masked softmax with the seat's rng), ``device`` ("cpu" or "cuda").
+``ppo:runs/train/cartographers-solo`` (a training run: its ``best/policy.pt``, the best network by
+evaluation, else its latest ``policy.pt``; or a checkpoint folder), or ``ppo:path/to/policy.pt``.
+Options: ``temperature`` (softmax temperature when sampling, default 1), ``sample`` (false: the
+masked argmax, the default; true: sample from the masked softmax with the seat's rng),
+``device`` ("cpu" or "cuda").
 """
 
 from __future__ import annotations

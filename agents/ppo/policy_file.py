@@ -55,10 +55,11 @@ def save_policy(path: str | Path, net: BoardPolicyValueNet, game: Game, game_opt
 
 
 def resolve_policy_path(path: str | Path) -> Path:
-    """``policy.pt`` itself, or the one inside a checkpoint folder (or its ``latest``/``best``)."""
+    """``policy.pt`` itself, or for a folder: a training run's ``best/policy.pt`` (the best network
+    by its evaluation), else the folder's own ``policy.pt`` (a checkpoint, or a run's latest)."""
     p = Path(path).expanduser()
     if p.is_dir():
-        for candidate in (p / POLICY_FILE, p / "best" / POLICY_FILE, p / "latest" / POLICY_FILE):
+        for candidate in (p / "best" / POLICY_FILE, p / POLICY_FILE):
             if candidate.is_file():
                 return candidate
         raise ConfigError(f"no {POLICY_FILE} in checkpoint folder {str(p)!r}")
