@@ -59,3 +59,29 @@ def test_an_unreachable_cluster_fails_in_seconds_with_one_line(loopback_cluster,
     assert done.stderr.strip().splitlines() == [
         f"error: no Ray cluster reachable at 127.0.0.1:{port} (Connection refused); start one with "
         f"`ray start --head --port={port}` or leave out --address for a local run"]
+
+
+def test_train_on_the_cluster_equals_a_local_run(loopback_cluster, tmp_path):  # noqa: F811
+    """One PPO iteration (sampling in the driver's env runner, so the seed fixes it) joined to the
+    cluster gives the same network as the same run on a local Ray."""
+    import json
+
+    import torch
+    import yaml
+
+    config = {"game": "cartographers", "game_options": {"players": 1}, "env": {"vectorized": False},
+              "network": {"width": 8, "blocks": 1, "vector_hidden": 8, "head_hidden": 8},
+              "ppo": {"train_batch_size": 64, "minibatch_size": 64, "num_epochs": 1},
+              "resources": {"num_env_runners": 0, "num_envs_per_env_runner": 1, "num_cpus": 2},
+              "run": {"eval_every": 0}}
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(config))
+    args = ("train", "cartographers", "--config", str(path), "--iterations", "1", "--json")
+    joined = _run(loopback_cluster, *args, "--address", loopback_cluster.address,
+                  "--out", str(tmp_path / "c"))
+    local = _run(loopback_cluster, *args, "--out", str(tmp_path / "l"))
+    assert json.loads(joined.stdout)["iteration"] == json.loads(local.stdout)["iteration"] == 1
+    weights = [torch.load(tmp_path / run / "policy.pt", weights_only=True)["state_dict"]
+               for run in ("c", "l")]
+    assert weights[0].keys() == weights[1].keys()
+    assert all(torch.equal(weights[0][k], weights[1][k]) for k in weights[0])
