@@ -16,7 +16,8 @@ Design (why it is sound for games with hidden, random futures such as a shuffled
 * **Progressive widening.** A node with ``N`` visits may have at most ``ceil(k * N ** alpha)``
   children (``widening=(k, alpha)``); new children come in prior order: a random order, or the
   game's greedy ranking (``prior="greedy"``, when the game has a greedy agent with
-  ``rank_actions``). ``widening=0`` means classic UCT (every legal action tried once first).
+  ``rank_actions``), or a trained network's probabilities (``prior=ppo:<checkpoint>``).
+  ``widening=0`` means classic UCT (every legal action tried once first).
 * **Max-n backups.** Every node keeps the sum of the per-seat return *vectors*; the seat that
   acts at a node maximises its own component. Returns are normalised to [0, 1] by the running
   min/max of every return seen in this search, so ``c`` is scale free.
@@ -128,8 +129,11 @@ class MCTSAgent:
             raise ConfigError(f"mcts: c (exploration constant) must be >= 0, got {c!r}")
         if rollout not in ("random", "greedy"):
             raise ConfigError(f"mcts: rollout must be 'random' or 'greedy', got {rollout!r}")
-        if prior not in ("random", "greedy"):
-            raise ConfigError(f"mcts: prior must be 'random' or 'greedy', got {prior!r}")
+        if prior not in ("random", "greedy") and not str(prior).startswith("ppo:"):
+            raise ConfigError(f"mcts: prior must be 'random', 'greedy' or 'ppo:<checkpoint>', got {prior!r}")
+        if str(prior).startswith("ppo:") and engine != "python":
+            raise ConfigError("mcts: a network prior (prior=ppo:...) orders the Python tree's widening; "
+                              "use engine=python")
         if max_depth is not None and (not isinstance(max_depth, int) or max_depth < 1):
             raise ConfigError(f"mcts: max_depth must be a positive integer, got {max_depth!r}")
         if not isinstance(determinize_every, int) or determinize_every < 1:
@@ -166,7 +170,8 @@ class MCTSAgent:
         self.seed_offset = seed_offset
         self.engine = engine
         self.paired = paired
-        self._ranker = _greedy_ranker(game) if prior == "greedy" else None
+        self._ranker = _greedy_ranker(game) if prior == "greedy" else \
+            _network_ranker(game, prior) if prior.startswith("ppo:") else None
         self._rollout = _rollout_function(game, rollout)
         self.last_stats: dict[str, Any] = {}
         #: set by a recorder: ``act`` then leaves the root's statistics in ``last_explanation``
@@ -441,6 +446,13 @@ def _compiled_search(game: Game):
     if target is None:
         raise ConfigError(f"mcts: no compiled search for {game.name!r}; use engine=python")
     return importlib.import_module(target)
+
+
+def _network_ranker(game: Game, spec: str):
+    """``rank(state, mask) -> actions by the network's probability``, for ``prior=ppo:<ckpt>``."""
+    from agents.base import make_agent
+
+    return make_agent(spec, game).rank_actions
 
 
 def _greedy_ranker(game: Game):

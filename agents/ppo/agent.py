@@ -62,6 +62,12 @@ class PPOAgent:
         scaled = masked_logits(torch.from_numpy(logits) / self.temperature, mask)
         return torch.softmax(scaled, dim=0).numpy(), value
 
+    def rank_actions(self, state: State, legal_mask: np.ndarray) -> np.ndarray:
+        """The legal actions, most probable first (the order MCTS widens in with ``prior=ppo:...``)."""
+        legal = np.flatnonzero(legal_mask)
+        probs, _ = self.policy(state, legal_mask)
+        return legal[np.argsort(-probs[legal], kind="stable")]
+
     def act(self, state: State, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
         legal = np.flatnonzero(legal_mask)
         if legal.size == 0:

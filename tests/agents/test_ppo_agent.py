@@ -110,3 +110,22 @@ def test_play_cli_names_a_missing_checkpoint(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2
     assert "does not exist" in err and len(err.strip().splitlines()) == 1
+
+
+def test_network_prior_orders_the_mcts_widening(tmp_path):
+    from agents.mcts import MCTSAgent
+
+    path, _ = write_policy(tmp_path / "policy.pt", "cartographers", players=1)
+    game = make_game("cartographers")
+    network = make_agent(f"ppo:{path}", game)
+    state = game.new_game(8)
+    mask = game.legal_mask(state)
+    ranked = network.rank_actions(state, mask)
+    probs, _ = network.policy(state, mask)
+    assert set(ranked) == set(np.flatnonzero(mask)) and np.all(np.diff(probs[ranked]) <= 0)
+    search = make_agent(f"mcts:simulations=4,prior=ppo:{path},widening=1/0.4", game)
+    assert isinstance(search, MCTSAgent)
+    record = play_game(game, [f"mcts:simulations=4,prior=ppo:{path},widening=1/0.4"], seed=8)
+    assert sum(record.decisions) > 0
+    with pytest.raises(ConfigError, match="engine=python"):
+        make_agent(f"mcts:engine=compiled,prior=ppo:{path}", game)
