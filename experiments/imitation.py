@@ -41,12 +41,40 @@ class Demonstrations:
         return int(self.actions.shape[0])
 
 
+def parse_init(init: str) -> tuple[str, str]:
+    """``teacher:greedy`` -> ("teacher", "greedy"); ``policy:runs/x`` -> ("policy", "runs/x")."""
+    kind, _, spec = init.partition(":")
+    if kind not in ("teacher", "policy") or not spec.strip():
+        raise ConfigError(f"--init must look like teacher:<agent spec> (e.g. teacher:greedy) or "
+                          f"policy:<policy.pt or run folder>, got {init!r}")
+    return kind, spec.strip()
+
+
 def parse_teacher(init: str) -> str:
     """``teacher:greedy`` -> ``greedy``; anything else is a ConfigError."""
-    kind, _, spec = init.partition(":")
-    if kind != "teacher" or not spec.strip():
-        raise ConfigError(f"--init must look like teacher:<agent spec> (e.g. teacher:greedy), got {init!r}")
-    return spec.strip()
+    kind, spec = parse_init(init)
+    if kind != "teacher":
+        raise ConfigError(f"expected teacher:<agent spec>, got {init!r}")
+    return spec
+
+
+def load_initial_policy(algo, config: dict[str, Any], init: str) -> dict[str, Any]:
+    """``--init policy:<path>``: start every PPO module from a trained network of the same game,
+    player count and network config (one clear line otherwise)."""
+    from agents.ppo.network import NetConfig
+    from agents.ppo.policy_file import build_network, load_policy_payload
+    from experiments.train import module_ids, module_state_from_network, set_module_weights
+
+    _, path = parse_init(init)
+    payload = load_policy_payload(path)
+    game = make_game(config["game"], **config["game_options"])
+    if NetConfig.from_dict(payload["net_config"]) != NetConfig.from_dict(config["network"]):
+        raise ConfigError(f"--init {init}: its network {payload['net_config']} differs from the config's "
+                          f"network section {config['network']}")
+    net = build_network(payload, game)
+    weights = module_state_from_network(net.state_dict())
+    set_module_weights(algo, {mid: weights for mid in module_ids(config)})
+    return payload
 
 
 def play_teacher_games(game_name: str, game_options: dict[str, Any], teacher: str,

@@ -134,7 +134,8 @@ def build_algorithm(config: dict[str, Any], seed: int, device: str = "cpu"):
                    .learners(num_learners=res["num_learners"], num_gpus_per_learner=gpus)
                    .training(lr=ppo["lr"], gamma=ppo["gamma"], lambda_=ppo["lambda"],
                              clip_param=ppo["clip_param"],
-                             entropy_coeff=ppo["entropy_coeff"], vf_loss_coeff=ppo["vf_loss_coeff"],
+                             entropy_coeff=ppo["entropy_coeff"],
+                             vf_loss_coeff=ppo["vf_loss_coeff"] / config["network"]["value_scale"] ** 2,
                              vf_clip_param=ppo["vf_clip_param"], kl_coeff=ppo["kl_coeff"],
                              use_kl_loss=ppo["kl_coeff"] > 0, grad_clip=ppo["grad_clip"],
                              train_batch_size_per_learner=ppo["train_batch_size"],
@@ -332,7 +333,12 @@ def run_training(config: dict[str, Any], out: Path, *, resume: bool = False, tim
         if checkpoint is None:
             configured = config["imitation"]["teacher"]
             teacher = init or (f"teacher:{configured}" if configured else None)
-            if teacher:
+            if teacher and teacher.startswith("policy:"):
+                from experiments.imitation import load_initial_policy
+
+                load_initial_policy(algo, config, teacher)
+                evaluate_and_log(algo, config, evaluator, writer, out, state, mid, step=0)
+            elif teacher:
                 from experiments.imitation import warm_start
 
                 warm_start(algo, config, teacher, writer, out, mid, progress=progress, stop=lambda: flag.stop)

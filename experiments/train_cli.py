@@ -25,7 +25,9 @@ from experiments.train_config import load_config
 @address_option
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", help="Learner device.")
 @click.option("--seed", type=int, default=None, help="Training seed (default: run.seed of the config).")
-@click.option("--init", "init", default=None, help="Warm start, e.g. teacher:greedy (imitation before PPO).")
+@click.option("--init", "init", default=None,
+              help="Warm start: teacher:<agent spec> (imitation before PPO, e.g. teacher:greedy) or "
+                   "policy:<policy.pt or run folder> (continue from a trained network).")
 @click.option("--iterations", type=int, default=None, help="Stop after this many PPO iterations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the final trainer state as JSON.")
 def train(game: str, config_path: str, timesteps: int | None, time_budget: float | None, resume: str | None,
@@ -43,9 +45,9 @@ def train(game: str, config_path: str, timesteps: int | None, time_budget: float
     if seed is not None and seed < 0:
         raise ConfigError(f"--seed must be >= 0, got {seed}")
     if init is not None:
-        from experiments.imitation import parse_teacher
+        from experiments.imitation import parse_init
 
-        parse_teacher(init)
+        parse_init(init)
     if resume and out and Path(resume) != Path(out):
         raise ConfigError("--resume names the run folder to continue; give it without --out")
     run_dir = Path(resume or out or Path("runs") / "train" / config["name"])

@@ -8,6 +8,11 @@ and values of the wrong type or range, are refused with one line naming them::
     env: {reward: score, vectorized: true}         # reward: score | margin | win
     network: {width: 48, blocks: 3, vector_hidden: 64, head_hidden: 64, value_scale: 100}
     ppo: {lr: 0.0003, gamma: 1.0, lambda: 0.95, clip_param: 0.2, entropy_coeff: 0.01, ...}
+                                                   # vf_loss_coeff weighs the value loss measured in
+                                                   # units of network.value_scale points (RLlib gets
+                                                   # vf_loss_coeff / value_scale**2): rewards are raw
+                                                   # points, and a value loss in points^2 would swamp
+                                                   # the policy loss in the shared trunk
     resources: {num_env_runners: 1, num_envs_per_env_runner: 8, num_learners: 0,
                 num_gpus_per_learner: 0, num_cpus: 2}
     run: {timesteps: 200000, time_budget: null, checkpoint_every: 10, eval_every: 10,

@@ -364,3 +364,23 @@ def test_bench_ppo_reports_sampling_and_learning(ray_session):
     for key in ("forward_ms", "sampling_env_steps_per_s", "sampling_env_steps_per_s_plain",
                 "learner_steps_per_s"):
         assert figures[key] > 0, key
+
+
+def test_init_from_a_policy_file_loads_its_weights(tmp_path, ray_session):
+    from agents.ppo.network import BoardPolicyValueNet, NetConfig
+    from agents.ppo.policy_file import save_policy
+    from envs.core.registry import make_game
+    from experiments.train import run_training
+
+    game = make_game("cartographers")
+    torch.manual_seed(7)
+    net = BoardPolicyValueNet(game.layout(), NetConfig.from_dict(TINY_NET))
+    path = save_policy(tmp_path / "start.pt", net, game, {"players": 1})
+    config = tiny_config(run={"eval_games": 2})
+    state = run_training(config, tmp_path / "run", init=f"policy:{path}", max_iterations=0, progress=False)
+    assert state["iteration"] == 0
+    saved = torch.load(tmp_path / "run" / "policy.pt", weights_only=True)["state_dict"]
+    assert all(torch.equal(saved[k], v) for k, v in net.state_dict().items())
+    other = tiny_config(network={"width": 12})
+    with pytest.raises(ConfigError, match="differs from the config's network"):
+        run_training(other, tmp_path / "run2", init=f"policy:{path}", max_iterations=0, progress=False)
