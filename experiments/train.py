@@ -213,7 +213,8 @@ def headline(metrics: dict[str, float], module_id: str) -> dict[str, float]:
         return float("nan")
 
     return {
-        "return": pick(f"env_runners/module_episode_return_mean/{module_id}",
+        "return": pick(f"env_runners/module_episode_returns_mean/{module_id}",
+                       f"env_runners/module_episode_return_mean/{module_id}",
                        "env_runners/episode_return_mean"),
         "entropy": pick(f"learners/{module_id}/entropy"),
         "kl": pick(f"learners/{module_id}/mean_kl_loss"),
