@@ -33,10 +33,13 @@ from agents.random import RandomAgent
 from envs.cartographers import kernels as CK
 from envs.cascadia import kernels as SK
 from envs.dorfromantik import kernels as DK
+from envs.dorfromantik.data import TASK_TYPES
 from experiments.runner import GameRecord, winners
 from experiments.sim_choices import greedy_choice, kth_true
-from experiments.sim_dorfromantik import dorfromantik_game
+from experiments.sim_dorf_legal import tile_signatures
+from experiments.sim_dorfromantik import dorfromantik_chunk, dorfromantik_game
 from experiments.sim_pcg import integers, seed_pcg
+from experiments.sim_rows import chunk_columns, shared_wins
 
 
 @njit(cache=True)
@@ -122,14 +125,52 @@ def _dorfromantik(game: Any, agents: list[Any]) -> Loop | None:
     gvalues = np.zeros((DK.MAX_FRONTIER, 6), np.float64)
     codes = np.zeros(DK.MAX_FRONTIER * 6, np.int64)
     values = np.zeros(DK.MAX_FRONTIER * 6, np.float64)
+    tile_sig = tile_signatures(game._rot_edges)
 
     def loop(state: Any, pcg: np.ndarray, decisions: np.ndarray) -> None:
         dorfromantik_game(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck,
-                          state.meta, game._rot_edges, game._task_type, game._flag, policy, weights,
+                          state.meta, game._rot_edges, game._task_type, game._flag, tile_sig, policy, weights,
                           game.window_radius, pcg, lmask, gvalues, codes, values, decisions)
     return loop
 
 
+def _dorfromantik_columns(game: Any, agents: list[str], seeds: list[int], index: int,
+                          built: list[Any]) -> dict[str, list[Any]] | None:
+    """A whole Dorfromantik chunk in one compiled call (setup, play, score breakdown per seed)."""
+    if not all(isinstance(a, RandomAgent | DorfromantikGreedy) for a in built):
+        return None
+    players, games = len(agents), len(seeds)
+    policy = np.array([0 if isinstance(a, RandomAgent) else 1 for a in built], np.int64)
+    weights = np.stack([getattr(a, "weights", DK.DEFAULT_WEIGHTS) for a in built])
+    scores = np.zeros((games, DK.SCORE_SIZE), np.int64)
+    facts = np.zeros((games, 4), np.int64)
+    decisions = np.zeros((games, players), np.int64)
+    dorfromantik_chunk(np.asarray(seeds, np.int64), zlib.crc32(b"dorfromantik/stacks"), _seat_crcs(players),
+                       game._markers, game._rules, game._rot_edges, game._task_type, game._flag,
+                       tile_signatures(game._rot_edges), policy, weights, game.window_radius, scores, facts,
+                       decisions)
+    total = scores[:, DK.S_TOTAL]
+    categories = {"tasks": scores[:, DK.S_TASKS:DK.S_TASKS + 5].sum(axis=1),
+                  "flags": scores[:, DK.S_FLAGS:DK.S_FLAGS + 3].sum(axis=1),
+                  "longest_rail": scores[:, DK.S_RAIL], "longest_river": scores[:, DK.S_RIVER]}
+    extras = {f"tasks_{name}": scores[:, DK.S_TASKS + t] for t, name in enumerate(TASK_TYPES)}
+    extras.update({f"flags_{name}": scores[:, DK.S_FLAGS + t] for t, name in enumerate(TASK_TYPES[:3])})
+    extras.update(completed_tasks=facts[:, 0], failed_tasks=facts[:, 1], open_tasks=facts[:, 2],
+                  tiles_placed=facts[:, 3])
+    shared = np.repeat(total[:, None].astype(np.float64), players, axis=1)
+    return chunk_columns(index, seeds, [agent_label(a) for a in agents], shared, decisions,
+                         shared_wins(shared) if players > 1 else None, categories, extras)
+
+
+def _seat_crcs(players: int) -> np.ndarray:
+    """``zlib.crc32`` of each seat's generator purpose (``numpy_generator(seed, "seat<i>")``)."""
+    return np.array([zlib.crc32(f"seat{i}".encode()) for i in range(players)], np.int64)
+
+
+#: game name -> a whole chunk's columns in one compiled call (None: some seat not covered)
+CHUNKS: dict[str, Callable[..., dict[str, list[Any]] | None]] = {
+    "dorfromantik": _dorfromantik_columns,
+}
 #: game name -> builder of its whole-game loop for the seats' agents (None: not covered)
 LOOPS: dict[str, Callable[[Any, list[Any]], Loop | None]] = {
     "cartographers": _cartographers,
@@ -168,11 +209,17 @@ def record_of(game: Any, agents: list[str], seed: int, state: Any, decisions: np
 
 def play_columns(game: Any, agents: list[str], seeds: list[int], index: int) -> dict[str, list[Any]] | None:
     """One chunk's columns from the compiled loop, or None when some seat's agent has none."""
+    chunked = CHUNKS.get(getattr(game, "name", ""))
+    if chunked is not None:
+        built = [make_agent(spec, game) for spec in agents]
+        if any(type(a) not in COMPILED_AGENTS for a in built):
+            return None
+        return chunked(game, agents, seeds, index, built)
     loop = compiled_loop(game, agents)
     if loop is None:
         return None
     players = len(agents)
-    crcs = [zlib.crc32(f"seat{i}".encode()) for i in range(players)]  # numpy_generator(seed, "seat<i>")
+    crcs = _seat_crcs(players)
     pcg = np.zeros((players, 6), np.uint64)
     rows: list[dict[str, Any]] = []
     for seed in seeds:

@@ -18,7 +18,8 @@ from numba import njit
 
 from envs.dorfromantik import kernels as DK
 from experiments.sim_choices import greedy_choice
-from experiments.sim_pcg import integers
+from experiments.sim_dorf_legal import fast_legal_moves
+from experiments.sim_pcg import derive_seed, integers, seed_pcg
 
 
 @njit(cache=True)
@@ -53,33 +54,79 @@ def _code(cell: int, rot: int, cq: int, cr: int, radius: int, side: int) -> int:
 
 
 @njit(cache=True)
+def random_code(frontier, meta, lmask, cq: int, cr: int, radius: int, pcg_row: np.ndarray,
+                slot_count: np.ndarray, row_count: np.ndarray) -> int:
+    """:class:`agents.random.RandomAgent`'s action: the ``rng.integers(n)``-th of the ``n`` legal codes
+    inside the window in ascending order, found without sorting them. Codes ascend with the board
+    row, then the column, then the rotation, as cell numbers do, so the draw is located by row
+    counts, then among that row's few frontier cells. ``slot_count``, ``row_count``: zeroed scratch
+    (``row_count`` is left zeroed)."""
+    side = 2 * radius + 1
+    n = 0
+    r_lo = DK.GRID_SIDE
+    r_hi = -1
+    for s in range(meta[DK.M_FRONT]):
+        c = 0
+        if _code(frontier[s], 0, cq, cr, radius, side) >= 0:
+            for rot in range(6):
+                if lmask[s, rot]:
+                    c += 1
+        slot_count[s] = c
+        if c > 0:
+            row = frontier[s] // DK.GRID_SIDE
+            row_count[row] += c
+            r_lo = min(r_lo, row)
+            r_hi = max(r_hi, row)
+            n += c
+    if n == 0:
+        raise ValueError("no legal action: the game should be over")
+    k = integers(pcg_row, n)
+    row = r_lo
+    while k >= row_count[row]:
+        k -= row_count[row]
+        row += 1
+    for r in range(r_lo, r_hi + 1):
+        row_count[r] = 0
+    previous = -1
+    while True:  # this row's frontier cells in ascending order until the k-th code
+        best = -1
+        for s in range(meta[DK.M_FRONT]):
+            cell = frontier[s]
+            if slot_count[s] > 0 and cell // DK.GRID_SIDE == row and cell > previous and \
+                    (best < 0 or cell < frontier[best]):
+                best = s
+        if k < slot_count[best]:
+            for rot in range(6):
+                if lmask[best, rot]:
+                    if k == 0:
+                        return _code(frontier[best], rot, cq, cr, radius, side)
+                    k -= 1
+        k -= slot_count[best]
+        previous = frontier[best]
+
+
+@njit(cache=True)
 def dorfromantik_game(cells, frontier, placed, uf, tasks, deck, meta, rot_edges, task_type, flag,
-                      policy: np.ndarray, weights: np.ndarray, radius: int, pcg: np.ndarray,
+                      tile_sig, policy: np.ndarray, weights: np.ndarray, radius: int, pcg: np.ndarray,
                       lmask: np.ndarray, gvalues: np.ndarray, codes: np.ndarray, values: np.ndarray,
                       decisions: np.ndarray) -> None:
-    """Play the game to its end; seat ``i`` random (``policy[i]`` 0) or greedy with ``weights[i]``."""
+    """Play the game to its end; seat ``i`` random (``policy[i]`` 0) or greedy with ``weights[i]``
+    (``tile_sig``: :func:`experiments.sim_dorf_legal.tile_signatures` of ``rot_edges``)."""
     side = 2 * radius + 1
     players = meta[DK.M_PLAYERS]
+    slot_count = np.zeros(DK.MAX_FRONTIER, np.int64)
+    row_count = np.zeros(DK.GRID_SIDE, np.int64)
     while meta[DK.M_OVER] == 0:
         seat = meta[DK.M_TURN] % players
         if policy[seat] == 0:
-            count = DK.legal_moves(cells, frontier, uf, meta, rot_edges, task_type, lmask)
+            count = fast_legal_moves(cells, frontier, uf, meta, rot_edges, task_type, tile_sig, lmask)
         else:  # the values of the legal moves, lmask filled by the same legal_moves
             count = DK.greedy_values(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag,
                                      weights[seat], lmask, gvalues)
         cq, cr = window_centre(frontier, meta, lmask, count, radius)
         n = 0
         if policy[seat] == 0:
-            for s in range(meta[DK.M_FRONT]):
-                for rot in range(6):
-                    if lmask[s, rot]:
-                        code = _code(frontier[s], rot, cq, cr, radius, side)
-                        if code >= 0:
-                            codes[n] = code
-                            n += 1
-            if n == 0:
-                raise ValueError("no legal action: the game should be over")
-            action = np.sort(codes[:n])[integers(pcg[seat], n)]
+            action = random_code(frontier, meta, lmask, cq, cr, radius, pcg[seat], slot_count, row_count)
         else:
             for s in range(meta[DK.M_FRONT]):
                 for rot in range(6):
@@ -97,3 +144,48 @@ def dorfromantik_game(cells, frontier, placed, uf, tasks, deck, meta, rot_edges,
         cell = (r + DK.GRID_RADIUS) * DK.GRID_SIDE + (q + DK.GRID_RADIUS)
         DK.place(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, cell, rot)
         DK.advance(cells, frontier, deck, meta, rot_edges, task_type)
+
+
+@njit(cache=True)
+def dorfromantik_chunk(seeds: np.ndarray, stacks_crc: int, seat_crcs: np.ndarray, markers, rules, rot_edges,
+                       task_type, flag, tile_sig, policy: np.ndarray, weights: np.ndarray, radius: int,
+                       scores: np.ndarray, facts: np.ndarray, decisions: np.ndarray) -> None:
+    """Play one game per seed as ``game.new_game(seed)`` and the seats' agents would, on one set of
+    arrays cleared between games: ``scores[g]`` gets the engine's score breakdown, ``facts[g]`` the
+    completed, failed and open tasks and the tiles placed, ``decisions[g, seat]`` the decisions."""
+    cells, frontier, placed, uf, tasks, deck, meta = _fresh_arrays()
+    players = policy.shape[0]
+    stream = np.zeros(1, np.uint64)
+    pcg = np.zeros((players, 6), np.uint64)
+    lmask = np.zeros((DK.MAX_FRONTIER, 6), np.bool_)
+    gvalues = np.zeros((DK.MAX_FRONTIER, 6), np.float64)
+    codes = np.zeros(DK.MAX_FRONTIER * 6, np.int64)
+    values = np.zeros(DK.MAX_FRONTIER * 6, np.float64)
+    for g in range(seeds.shape[0]):
+        DK.clear_game(cells, frontier, placed, meta)
+        frontier[:] = 0
+        placed[:] = 0
+        uf[:] = 0
+        tasks[:] = 0
+        stream[0] = derive_seed(seeds[g], stacks_crc)
+        DK.setup(cells, frontier, placed, uf, tasks, deck, meta, markers, rules, players, stream)
+        DK.advance(cells, frontier, deck, meta, rot_edges, task_type)
+        for i in range(players):
+            seed_pcg(seeds[g], seat_crcs[i], pcg[i])
+        dorfromantik_game(cells, frontier, placed, uf, tasks, deck, meta, rot_edges, task_type, flag,
+                          tile_sig, policy, weights, radius, pcg, lmask, gvalues, codes, values, decisions[g])
+        DK.score_breakdown(cells, placed, uf, meta, flag, scores[g])
+        facts[g, 0] = meta[DK.M_DONE]
+        facts[g, 1] = meta[DK.M_FAILED]
+        facts[g, 2] = meta[DK.M_OPEN_TASKS]
+        facts[g, 3] = meta[DK.M_PLACED]
+
+
+@njit(cache=True)
+def _fresh_arrays() -> tuple:
+    """The arrays of one empty game, as ``DK.new_arrays`` makes them."""
+    cells = np.full((DK.GRID_CELLS, 4), -1, np.int16)
+    cells[:, 1:3] = 0
+    return (cells, np.zeros(DK.MAX_FRONTIER, np.int32), np.zeros((DK.MAX_PLACED, 3), np.int32),
+            np.zeros((3, DK.MAX_NODES), np.int16), np.zeros((DK.NUM_TASK, 4), np.int16),
+            np.zeros(DK.DECK_SIZE, np.int16), np.zeros(DK.META_SIZE, np.int32))

@@ -138,16 +138,22 @@ def _u64(lo: np.uint64, hi: np.uint64) -> np.uint64:
 
 
 @njit(cache=True)
-def seed_pcg(seed: int, purpose_crc: int, out: np.ndarray) -> None:
-    """Fill ``out`` (uint64[6]) with the state of ``numpy_generator(seed, purpose)`` where
-    ``purpose_crc`` is ``zlib.crc32(purpose)``: derive_seed's SeedSequence, then default_rng's."""
+def derive_seed(seed: int, purpose_crc: int) -> np.uint64:
+    """:func:`envs.core.rng.derive_seed` in numba (``purpose_crc``: ``zlib.crc32(purpose)``)."""
     s = np.uint64(seed)
     entropy = np.empty(3, np.uint64)
     entropy[0] = s & MASK32
     entropy[1] = s >> np.uint64(32)
     entropy[2] = np.uint64(purpose_crc)
     w = _words(_pool(entropy), 2)
-    derived = (w[0] << np.uint64(32)) | w[1]
+    return (w[0] << np.uint64(32)) | w[1]
+
+
+@njit(cache=True)
+def seed_pcg(seed: int, purpose_crc: int, out: np.ndarray) -> None:
+    """Fill ``out`` (uint64[6]) with the state of ``numpy_generator(seed, purpose)`` where
+    ``purpose_crc`` is ``zlib.crc32(purpose)``: derive_seed's SeedSequence, then default_rng's."""
+    derived = derive_seed(seed, purpose_crc)
     high = derived >> np.uint64(32)
     run = np.empty(2 if high != np.uint64(0) else 1, np.uint64)
     run[0] = derived & MASK32

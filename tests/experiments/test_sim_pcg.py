@@ -7,8 +7,9 @@ import zlib
 import numpy as np
 import pytest
 
+from envs.core.rng import derive_seed as python_derive_seed
 from envs.core.rng import numpy_generator
-from experiments.sim_pcg import integers, next64, pcg_state, seed_pcg
+from experiments.sim_pcg import derive_seed, integers, next64, pcg_state, seed_pcg
 
 
 @pytest.mark.parametrize("seed", [0, 1, 12345, 2**40 + 7])
@@ -38,3 +39,9 @@ def test_seeding_in_numba_equals_numpy_generator(seed):
         state = np.zeros(6, np.uint64)
         seed_pcg(seed, zlib.crc32(purpose.encode()), state)
         assert (state == pcg_state(numpy_generator(seed, purpose))).all(), purpose
+
+
+@pytest.mark.parametrize("seed", [0, 3, 2**32 - 1, 2**32 + 5, 10**15])
+def test_derive_seed_in_numba_equals_python(seed):
+    for purpose in ("chance", "dorfromantik/stacks", "seat2"):
+        assert derive_seed(seed, zlib.crc32(purpose.encode())) == python_derive_seed(seed, purpose), purpose
