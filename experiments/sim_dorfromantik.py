@@ -13,13 +13,21 @@ rotation), ties broken by ``rng.integers``. Rows equal the Python engine's (test
 
 from __future__ import annotations
 
+import zlib
+from typing import Any
+
 import numpy as np
 from numba import njit
 
+from agents.base import agent_label
+from agents.greedy.dorfromantik import DorfromantikGreedyAgent as DorfromantikGreedy
+from agents.random import RandomAgent
 from envs.dorfromantik import kernels as DK
+from envs.dorfromantik.data import TASK_TYPES
 from experiments.sim_choices import greedy_choice
-from experiments.sim_dorf_legal import fast_legal_moves
-from experiments.sim_pcg import derive_seed, integers, seed_pcg
+from experiments.sim_dorf_legal import fast_legal_moves, tile_signatures
+from experiments.sim_pcg import derive_seed, integers, seat_crcs, seed_pcg
+from experiments.sim_rows import chunk_columns, shared_wins
 
 
 @njit(cache=True)
@@ -189,3 +197,31 @@ def _fresh_arrays() -> tuple:
     return (cells, np.zeros(DK.MAX_FRONTIER, np.int32), np.zeros((DK.MAX_PLACED, 3), np.int32),
             np.zeros((3, DK.MAX_NODES), np.int16), np.zeros((DK.NUM_TASK, 4), np.int16),
             np.zeros(DK.DECK_SIZE, np.int16), np.zeros(DK.META_SIZE, np.int32))
+
+
+def dorfromantik_columns(game: Any, agents: list[str], seeds: list[int], index: int,
+                          built: list[Any]) -> dict[str, list[Any]] | None:
+    """A whole Dorfromantik chunk in one compiled call (setup, play, score breakdown per seed)."""
+    if not all(isinstance(a, RandomAgent | DorfromantikGreedy) for a in built):
+        return None
+    players, games = len(agents), len(seeds)
+    policy = np.array([0 if isinstance(a, RandomAgent) else 1 for a in built], np.int64)
+    weights = np.stack([getattr(a, "weights", DK.DEFAULT_WEIGHTS) for a in built])
+    scores = np.zeros((games, DK.SCORE_SIZE), np.int64)
+    facts = np.zeros((games, 4), np.int64)
+    decisions = np.zeros((games, players), np.int64)
+    dorfromantik_chunk(np.asarray(seeds, np.int64), zlib.crc32(b"dorfromantik/stacks"), seat_crcs(players),
+                       game._markers, game._rules, game._rot_edges, game._task_type, game._flag,
+                       tile_signatures(game._rot_edges), policy, weights, game.window_radius, scores, facts,
+                       decisions)
+    total = scores[:, DK.S_TOTAL]
+    categories = {"tasks": scores[:, DK.S_TASKS:DK.S_TASKS + 5].sum(axis=1),
+                  "flags": scores[:, DK.S_FLAGS:DK.S_FLAGS + 3].sum(axis=1),
+                  "longest_rail": scores[:, DK.S_RAIL], "longest_river": scores[:, DK.S_RIVER]}
+    extras = {f"tasks_{name}": scores[:, DK.S_TASKS + t] for t, name in enumerate(TASK_TYPES)}
+    extras.update({f"flags_{name}": scores[:, DK.S_FLAGS + t] for t, name in enumerate(TASK_TYPES[:3])})
+    extras.update(completed_tasks=facts[:, 0], failed_tasks=facts[:, 1], open_tasks=facts[:, 2],
+                  tiles_placed=facts[:, 3])
+    shared = np.repeat(total[:, None].astype(np.float64), players, axis=1)
+    return chunk_columns(index, seeds, [agent_label(a) for a in agents], shared, decisions,
+                         shared_wins(shared) if players > 1 else None, categories, extras)

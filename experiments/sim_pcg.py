@@ -10,6 +10,8 @@ does for ranges below 2**32 (no draw at all for ``n == 1``). Tested draw for dra
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 from numba import njit
 
@@ -172,3 +174,8 @@ def seed_pcg(seed: int, purpose_crc: int, out: np.ndarray) -> None:
     out[S_HI] = out[S_HI] + init_hi + (np.uint64(1) if lo < init_lo else np.uint64(0))
     out[S_LO] = lo
     next64(out)
+
+
+def seat_crcs(players: int) -> np.ndarray:
+    """``zlib.crc32`` of each seat's generator purpose (``numpy_generator(seed, "seat<i>")``)."""
+    return np.array([zlib.crc32(f"seat{i}".encode()) for i in range(players)], np.int64)

@@ -10,10 +10,12 @@ import pytest
 from envs.core.registry import make_game
 from envs.dorfromantik import kernels as DK
 from experiments.runner import winners
+from experiments.sim_compiled import play_columns
 from experiments.sim_dorf_legal import fast_legal_moves, tile_signatures
 from experiments.sim_dorfromantik import _code, random_code, window_centre
 from experiments.sim_pcg import integers, seed_pcg
 from experiments.sim_rows import shared_wins
+from experiments.simulate import python_columns
 
 
 def _states(game, seeds):
@@ -75,3 +77,18 @@ def test_shared_wins_follow_the_runner():
         best = winners(row.tolist())
         expected[g, best] = 1.0 / len(best)
     assert (shared_wins(totals) == expected).all()
+
+
+def test_cascadia_chunk_breaks_tied_totals_as_the_engine():
+    # the chunk's win column applies game.winners' tie-break (more nature tokens) from arrays
+    game = make_game("cascadia", players=2)
+    compiled = play_columns(game, ["random", "random"], list(range(300)), 0)
+    totals = np.array(compiled["total"]).reshape(-1, 2)
+    nature = np.array(compiled["cat_nature_tokens"]).reshape(-1, 2)
+    tied = np.flatnonzero(totals[:, 0] == totals[:, 1])
+    broken = [int(s) for s in tied if nature[s, 0] != nature[s, 1]][:3]
+    shared = [int(s) for s in tied if nature[s, 0] == nature[s, 1]][:2]
+    assert broken and shared
+    seeds = sorted(broken + shared)
+    agents = ["random", "random"]
+    assert play_columns(game, agents, seeds, 0) == python_columns(game, agents, seeds, 0)
