@@ -17,10 +17,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import agent_label
-from agents.greedy.cascadia import DEFAULT_WEIGHTS as CASCADIA_WEIGHTS
-from agents.greedy.cascadia import CascadiaGreedyAgent as CascadiaGreedy
 from agents.greedy.cascadia import greedy_action as cascadia_greedy_action
-from agents.random import RandomAgent
 from envs.cascadia import kernels as SK
 from envs.cascadia.data import HABITATS, NUM_TILES, STARTER_CELLS, WILDLIFE
 from experiments.sim_pcg import derive_seed, integers, seat_crcs, seed_pcg
@@ -78,14 +75,9 @@ def cascadia_chunk(seeds: np.ndarray, chance_crc: int, seat_crcs: np.ndarray, st
 
 
 def cascadia_columns(game: Any, agents: list[str], seeds: list[int], index: int,
-                      built: list[Any]) -> dict[str, list[Any]] | None:
+                      policy: np.ndarray, weights: np.ndarray) -> dict[str, list[Any]]:
     """A whole Cascadia chunk in one compiled call (deal, play, score table per seed)."""
-    if not all(isinstance(a, RandomAgent | CascadiaGreedy) for a in built):
-        return None
     players, games = len(agents), len(seeds)
-    policy = np.array([0 if isinstance(a, RandomAgent) else 1 for a in built], np.int64)
-    default = np.array(list(CASCADIA_WEIGHTS.values()), np.float64)
-    weights = np.stack([getattr(a, "weights", default) for a in built])
     data = game.data
     setup = np.array([NUM_TILES, data.tiles_used(players), data.wildlife_per_animal, data.nature_tokens,
                       1 if game.second_place_tie == "share" else 0], np.int64)

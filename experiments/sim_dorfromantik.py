@@ -20,8 +20,6 @@ import numpy as np
 from numba import njit
 
 from agents.base import agent_label
-from agents.greedy.dorfromantik import DorfromantikGreedyAgent as DorfromantikGreedy
-from agents.random import RandomAgent
 from envs.dorfromantik import kernels as DK
 from envs.dorfromantik.data import TASK_TYPES
 from experiments.sim_choices import greedy_choice
@@ -200,13 +198,9 @@ def _fresh_arrays() -> tuple:
 
 
 def dorfromantik_columns(game: Any, agents: list[str], seeds: list[int], index: int,
-                          built: list[Any]) -> dict[str, list[Any]] | None:
+                          policy: np.ndarray, weights: np.ndarray) -> dict[str, list[Any]]:
     """A whole Dorfromantik chunk in one compiled call (setup, play, score breakdown per seed)."""
-    if not all(isinstance(a, RandomAgent | DorfromantikGreedy) for a in built):
-        return None
     players, games = len(agents), len(seeds)
-    policy = np.array([0 if isinstance(a, RandomAgent) else 1 for a in built], np.int64)
-    weights = np.stack([getattr(a, "weights", DK.DEFAULT_WEIGHTS) for a in built])
     scores = np.zeros((games, DK.SCORE_SIZE), np.int64)
     facts = np.zeros((games, 4), np.int64)
     decisions = np.zeros((games, players), np.int64)

@@ -32,7 +32,7 @@ def chunk_columns(index: int, seeds: list[int], labels: list[str], totals: np.nd
     """The chunk's columns, one row per (game, seat), games in seed order.
 
     Arrays are ``[game, seat]``: ``totals`` and ``categories`` become floats, ``decisions`` and
-    ``extras`` ints (a ``[game]`` array is shared by every seat); ``wins`` is left out when None
+    ``extras`` ints (strings kept; a ``[game]`` array is shared by every seat); ``wins`` is left out when None
     (solo games)."""
     games, players = len(seeds), len(labels)
 
@@ -40,6 +40,8 @@ def chunk_columns(index: int, seeds: list[int], labels: list[str], totals: np.nd
         values = np.asarray(values)
         if values.ndim == 1:
             values = np.repeat(values[:, None], players, axis=1)
+        if values.dtype.kind in "OU":  # strings stay as they are
+            return values.reshape(games * players).tolist()
         return values.astype(dtype).reshape(games * players).tolist()
 
     columns: dict[str, list[Any]] = {

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from envs.core.registry import make_game
-from experiments.sim_compiled import compiled_loop, play_columns
+from experiments.sim_compiled import play_columns
 from experiments.simulate import SimulationSpec, python_columns, run_simulation
 
 CASES = [("cartographers", p) for p in range(1, 7)] + [("cascadia", p) for p in range(1, 5)] \
@@ -60,7 +60,7 @@ def test_compiled_dorfromantik_rows_equal_the_python_engine(players, window_radi
 ])
 def test_other_agents_and_games_fall_back_to_the_python_engine(game_name, agents):
     game = make_game(game_name, players=len(agents))
-    assert compiled_loop(game, agents) is None
+    assert play_columns(game, agents, [0], 0) is None
 
 
 def test_simulate_files_are_the_same_with_either_engine(ray_session, tmp_path):

@@ -79,16 +79,20 @@ def test_shared_wins_follow_the_runner():
     assert (shared_wins(totals) == expected).all()
 
 
-def test_cascadia_chunk_breaks_tied_totals_as_the_engine():
-    # the chunk's win column applies game.winners' tie-break (more nature tokens) from arrays
-    game = make_game("cascadia", players=2)
-    compiled = play_columns(game, ["random", "random"], list(range(300)), 0)
-    totals = np.array(compiled["total"]).reshape(-1, 2)
-    nature = np.array(compiled["cat_nature_tokens"]).reshape(-1, 2)
-    tied = np.flatnonzero(totals[:, 0] == totals[:, 1])
-    broken = [int(s) for s in tied if nature[s, 0] != nature[s, 1]][:3]
-    shared = [int(s) for s in tied if nature[s, 0] == nature[s, 1]][:2]
-    assert broken and shared
-    seeds = sorted(broken + shared)
+@pytest.mark.parametrize(("game_name", "tie_break"),
+                         [("cascadia", "nature_tokens"), ("cartographers", "monsters")])
+def test_chunk_breaks_tied_totals_as_the_engine(game_name, tie_break):
+    # the chunks' win column applies game.winners' tie-break (Cascadia: more nature tokens;
+    # Cartographers: fewer monster points lost) from arrays
+    game = make_game(game_name, players=2)
     agents = ["random", "random"]
+    compiled = play_columns(game, agents, list(range(300)), 0)
+    totals = np.array(compiled["total"]).reshape(-1, 2)
+    breaker = sum(np.array(v) for k, v in compiled.items() if k.startswith("cat_") and k.endswith(tie_break))
+    breaker = breaker.reshape(-1, 2)
+    tied = np.flatnonzero(totals[:, 0] == totals[:, 1])
+    broken = [int(s) for s in tied if breaker[s, 0] != breaker[s, 1]][:3]
+    shared = [int(s) for s in tied if breaker[s, 0] == breaker[s, 1]][:2]  # a shared win, where any
+    assert broken
+    seeds = sorted(broken + shared)
     assert play_columns(game, agents, seeds, 0) == python_columns(game, agents, seeds, 0)
