@@ -2,11 +2,11 @@
 
 One worker's job is :func:`experiments.simulate.play_chunk` (play the chunk, build its columns, encode
 Parquet, checksum and aggregates) plus the driver's atomic write; both are timed here in one process
-(a Ray task runs exactly this, one per CPU). Random play goes through the compiled loops where a
-game has one (:mod:`experiments.sim_compiled`; target >= 5,000 games/s per worker), greedy through
-the Python engine, compared with the compiled greedy playout (``game.rollout_returns(state, seed,
-"greedy")``, the rate MCTS gets; target: simulate at >= 90% of it). Process CPU time, after a
-warm-up chunk that compiles or loads every kernel.
+(a Ray task runs exactly this, one per CPU). Random and greedy play go through each game's compiled
+chunk loop (:mod:`experiments.sim_compiled`; random target >= 5,000 games/s per worker), greedy
+compared with the compiled greedy playout (``game.rollout_returns(state, seed, "greedy")``, the
+rate MCTS gets; target: simulate at >= 90% of it). Process CPU time, after a warm-up chunk that
+compiles or loads every kernel.
 """
 
 from __future__ import annotations

@@ -10,9 +10,10 @@ files are identical whatever the number of workers, and rows hold no wall-clock 
 A rerun verifies every finished chunk against its record and plays again any that is missing,
 truncated, altered or another chunk's file (named on stderr); the summary counts chunks verified,
 replayed and new. One run at a time per directory (a lock). Agents with a compiled game loop
-(random, greedy) play whole games in numba in the worker (:mod:`experiments.sim_compiled`), with
-rows identical to the Python engine's. The final summary merges the chunks' records
-(:mod:`experiments.sim_summary`), so the driver's memory does not grow with the number of games.
+(random, greedy) play a whole chunk in one numba call in the worker and get their rows from arrays
+(:mod:`experiments.sim_compiled`), identical to the Python engine's. The final summary merges the
+chunks' records (:mod:`experiments.sim_summary`), so the driver's memory does not grow with the
+number of games.
 
 Local runs start their own Ray (:func:`experiments.ray_setup.init_ray`, loopback only);
 ``--address`` (or ``RAY_ADDRESS``) joins an existing cluster instead.

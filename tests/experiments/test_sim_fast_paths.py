@@ -96,3 +96,18 @@ def test_chunk_breaks_tied_totals_as_the_engine(game_name, tie_break):
     assert broken
     seeds = sorted(broken + shared)
     assert play_columns(game, agents, seeds, 0) == python_columns(game, agents, seeds, 0)
+
+
+@pytest.mark.parametrize(("game_name", "options"), [
+    ("cartographers", {"players": 2, "side": "B", "edict_order": "fixed", "coin_cap": None,
+                       "ambushes": False}),
+    ("cartographers", {"players": 1, "cards": (1, 5, 9, 13), "coin_cap": 3}),
+    ("cascadia", {"players": 3, "second_place_tie": "share"}),
+    ("dorfromantik", {"players": 3, "window_radius": 6}),
+])
+def test_chunks_honour_the_game_options(game_name, options):
+    # the chunk loops read every setting from the game object, as new_game and the score sheets do
+    game = make_game(game_name, **options)
+    agents = ["random", "greedy", "random"][:game.num_players()]
+    seeds = [2, 8, 13]
+    assert play_columns(game, agents, seeds, 4) == python_columns(game, agents, seeds, 4)
