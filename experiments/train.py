@@ -259,6 +259,26 @@ def load_trainer_state(path: Path) -> dict[str, Any]:
         raise ConfigError(f"checkpoint {str(path)!r} is corrupt: {STATE_FILE} unreadable ({exc})") from None
 
 
+#: config sections that fix the modules' shapes and the env: a resumed run must keep them
+RESUME_FIXED = ("game", "game_options", "network", "league")
+
+
+def check_resumable(config: dict[str, Any], out: Path) -> None:
+    """ConfigError when the config differs from the run's saved one where the checkpoint cannot
+    follow (game, options, network, league slots); budgets and PPO settings may change."""
+    saved_path = out / "config.yaml"
+    if not saved_path.is_file():
+        return
+    saved = yaml.safe_load(saved_path.read_text(encoding="utf-8")) or {}
+    for key in RESUME_FIXED:
+        mine, theirs = config.get(key), saved.get(key)
+        if key == "game_options":
+            mine, theirs = {"players": 1, **(mine or {})}, {"players": 1, **(theirs or {})}
+        if mine != theirs:
+            raise ConfigError(f"--resume {out}: the config's {key} {config.get(key)!r} differs from the "
+                              f"run's {saved.get(key)!r} (in {saved_path})")
+
+
 def resume_point(out: Path) -> Path:
     """The last complete checkpoint of a run folder (ConfigError when there is none)."""
     if not out.is_dir():
@@ -307,6 +327,8 @@ def run_training(config: dict[str, Any], out: Path, *, resume: bool = False, tim
     target = timesteps or run["timesteps"]
     budget = time_budget if time_budget is not None else run["time_budget"]
     checkpoint = resume_point(out) if resume else None
+    if checkpoint is not None:
+        check_resumable(config, out)
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     if device == "cuda":

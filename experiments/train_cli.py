@@ -51,10 +51,11 @@ def train(game: str, config_path: str, timesteps: int | None, time_budget: float
     if resume and out and Path(resume) != Path(out):
         raise ConfigError("--resume names the run folder to continue; give it without --out")
     run_dir = Path(resume or out or Path("runs") / "train" / config["name"])
-    from experiments.train import resume_point, run_training
+    from experiments.train import check_resumable, resume_point, run_training
 
     if resume:
         resume_point(run_dir)  # a folder without a complete checkpoint fails here, before anything is made
+        check_resumable(config, run_dir)
     elif (run_dir / "checkpoints").is_dir():
         raise ConfigError(f"{str(run_dir)!r} already holds a training run: continue it with --resume "
                           f"{run_dir}, or give another --out")

@@ -339,6 +339,13 @@ def test_train_cli_refuses_bad_input_in_one_line(tmp_path, capsys):
     (tmp_path / "old" / "checkpoints").mkdir(parents=True)
     cases.append((["train", "cartographers", "--config", str(REPO / "configs/ppo/cartographers_solo.yaml"),
                    "--out", str(tmp_path / "old")], "already holds a training run"))
+    run_dir = tmp_path / "done"
+    (run_dir / "checkpoints" / "iter_000001").mkdir(parents=True)
+    (run_dir / "checkpoints" / "iter_000001" / "trainer_state.json").write_text("{}")
+    saved = validate_config({"game": "cartographers", "network": {"width": 8}})
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(saved))
+    cases.append((["train", "cartographers", "--config", solo, "--resume", str(run_dir)],
+                   "the config's network"))
     for args, fragment in cases:
         assert run(args) == 2, args
         err = capsys.readouterr().err.strip()
