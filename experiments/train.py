@@ -104,7 +104,9 @@ def build_algorithm(config: dict[str, Any], seed: int, device: str = "cpu"):
     algo_config = PPOConfig().debugging(seed=seed)
     runners: dict[str, Any] = {"num_env_runners": res["num_env_runners"],
                                "num_envs_per_env_runner": res["num_envs_per_env_runner"]}
-    creator = vector_creator(config["game"], players) if config["env"]["vectorized"] else None
+    # the batched vector envs pay the score reward only; other rewards take Gymnasium's per-env loop
+    batched = config["env"]["vectorized"] and config["env"]["reward"] == "score"
+    creator = vector_creator(config["game"], players) if batched else None
     if multi:
         from experiments.league import policy_mapping_fn
 
