@@ -391,3 +391,18 @@ def test_init_from_a_policy_file_loads_its_weights(tmp_path, ray_session):
     other = tiny_config(network={"width": 12})
     with pytest.raises(ConfigError, match="differs from the config's network"):
         run_training(other, tmp_path / "run2", init=f"policy:{path}", max_iterations=0, progress=False)
+
+
+def test_every_finite_number_of_a_result_is_logged_and_nothing_else():
+    from experiments.train import flatten_numbers, headline
+
+    result = {"config": {"lr": 0.1}, "training_iteration": 3, "done": False,
+              "env_runners": {"episode_return_mean": 12.5, "hist": [1, 2], "bad": float("nan")},
+              "learners": {"main": {"entropy": 2.0, "mean_kl_loss": 0.01, "vf_explained_var": 0.5}},
+              "np": np.float32(1.5)}
+    flat = flatten_numbers(result)
+    assert flat == {"training_iteration": 3.0, "env_runners/episode_return_mean": 12.5,
+                    "learners/main/entropy": 2.0, "learners/main/mean_kl_loss": 0.01,
+                    "learners/main/vf_explained_var": 0.5, "np": 1.5}
+    head = headline(flat, "main")
+    assert head["entropy"] == 2.0 and head["return"] == 12.5 and head["kl"] == 0.01
