@@ -18,7 +18,8 @@ from numba import njit
 from agents.base import agent_label
 from agents.greedy import cartographers_kernels as CG
 from envs.cartographers import kernels as CK
-from experiments.sim_choices import greedy_choice, kth_true
+from envs.core.rng import kth_true
+from experiments.sim_choices import greedy_choice
 from experiments.sim_pcg import derive_seed, integers, seat_crcs, seed_pcg
 from experiments.sim_rows import chunk_columns, win_shares
 

@@ -1,5 +1,6 @@
-"""How the compiled loops choose, as the Python agents do: the k-th legal action of a mask, and
-:class:`agents.greedy.ValueGreedy`'s pick among equally valued candidates."""
+"""How the compiled loops choose, as the Python agents do (the k-th legal action of a mask is
+:func:`envs.core.rng.kth_true`): :class:`agents.greedy.ValueGreedy`'s pick among equally valued
+candidates."""
 
 from __future__ import annotations
 
@@ -7,17 +8,6 @@ import numpy as np
 from numba import njit
 
 from experiments.sim_pcg import integers
-
-
-@njit(cache=True)
-def kth_true(mask: np.ndarray, k: int) -> int:
-    """Index of the ``k``-th (from 0) true entry of ``mask``; -1 when there are fewer."""
-    for i in range(mask.shape[0]):
-        if mask[i]:
-            if k == 0:
-                return i
-            k -= 1
-    return -1
 
 
 @njit(cache=True)

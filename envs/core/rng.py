@@ -66,6 +66,17 @@ def shuffle_prefix(arr: np.ndarray, n: int, stream: np.ndarray) -> None:
 
 
 @njit(cache=True)
+def kth_true(mask: np.ndarray, k: int) -> int:
+    """Index of the ``k``-th (from 0) true entry of ``mask``; -1 when there are fewer."""
+    for i in range(mask.shape[0]):
+        if mask[i]:
+            if k == 0:
+                return i
+            k -= 1
+    return -1
+
+
+@njit(cache=True)
 def random_true_index(mask: np.ndarray, stream: np.ndarray) -> int:
     """A uniformly chosen index where ``mask`` is true, or -1 when none is."""
     count = 0
@@ -74,10 +85,4 @@ def random_true_index(mask: np.ndarray, stream: np.ndarray) -> int:
             count += 1
     if count == 0:
         return -1
-    k = randint(stream, count)
-    for i in range(mask.shape[0]):
-        if mask[i]:
-            if k == 0:
-                return i
-            k -= 1
-    return -1
+    return kth_true(mask, randint(stream, count))
