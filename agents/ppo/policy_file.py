@@ -8,6 +8,7 @@ A checkpoint folder of ``meeplelab train`` holds one; so can any folder or path 
 
 from __future__ import annotations
 
+import functools
 import io
 from pathlib import Path
 from typing import Any
@@ -69,8 +70,18 @@ def resolve_policy_path(path: str | Path) -> Path:
 
 
 def load_policy_payload(path: str | Path) -> dict[str, Any]:
-    """Read and check a policy file; any problem is one ConfigError naming the file."""
+    """Read and check a policy file; any problem is one ConfigError naming the file.
+
+    Evaluations build a ``ppo:`` agent per game and seat, so the file's contents are kept while
+    its path, size and modification time stay the same (a rewritten file is read again)."""
     p = resolve_policy_path(path)
+    stat = p.stat()
+    return dict(_read_payload(str(p.resolve()), stat.st_size, stat.st_mtime_ns))
+
+
+@functools.lru_cache(maxsize=16)
+def _read_payload(path: str, size: int, mtime_ns: int) -> dict[str, Any]:
+    p = Path(path)
     try:
         payload = torch.load(p, map_location="cpu", weights_only=True)
     except Exception as exc:  # torch raises many types for a damaged file
