@@ -314,10 +314,15 @@ class StopFlag:
 
 
 def run_training(config: dict[str, Any], out: Path, *, resume: bool = False, timesteps: int | None = None,
-                 time_budget: float | None = None, address: str | None = None, device: str = "cpu",
+                 time_budget: float | None = None, wall_budget: float | None = None,
+                 address: str | None = None, device: str = "cpu",
                  seed: int | None = None, init: str | None = None, progress: bool = True,
                  max_iterations: int | None = None) -> dict[str, Any]:
-    """Train; return the final trainer state (iteration, timesteps, best evaluation...)."""
+    """Train; return the final trainer state (iteration, timesteps, best evaluation...).
+
+    ``time_budget`` counts PPO seconds only; ``wall_budget`` counts from this call (warm start included).
+    """
+    command_started = time.monotonic()
     from torch.utils.tensorboard import SummaryWriter
 
     from experiments.league import League
@@ -376,6 +381,8 @@ def run_training(config: dict[str, Any], out: Path, *, resume: bool = False, tim
         with _progress(progress, target, state["timesteps"]) as bar:
             while state["timesteps"] < target and not flag.stop:
                 if budget is not None and time.monotonic() - started >= budget:
+                    break
+                if wall_budget is not None and time.monotonic() - command_started >= wall_budget:
                     break
                 if max_iterations is not None and state["iteration"] >= max_iterations:
                     break

@@ -18,7 +18,10 @@ from experiments.train_config import load_config
 @click.argument("game")
 @click.option("--config", "config_path", required=True, help="Training config (configs/ppo/*.yaml).")
 @click.option("--timesteps", type=int, default=None, help="Stop after this many sampled env steps.")
-@click.option("--time-budget", type=float, default=None, help="Stop after this many seconds of training.")
+@click.option("--time-budget", type=float, default=None,
+              help="Stop PPO after this many seconds of it (the warm start not counted).")
+@click.option("--wall-budget", type=float, default=None,
+              help="Stop PPO once the whole command, warm start included, has run this many seconds.")
 @click.option("--resume", "resume", type=click.Path(), default=None,
               help="Continue the run in this folder from its last checkpoint.")
 @click.option("--out", type=click.Path(), default=None, help="Run folder (default runs/train/<config name>).")
@@ -30,7 +33,8 @@ from experiments.train_config import load_config
                    "policy:<policy.pt or run folder> (continue from a trained network).")
 @click.option("--iterations", type=int, default=None, help="Stop after this many PPO iterations.")
 @click.option("--json", "as_json", is_flag=True, help="Print the final trainer state as JSON.")
-def train(game: str, config_path: str, timesteps: int | None, time_budget: float | None, resume: str | None,
+def train(game: str, config_path: str, timesteps: int | None, time_budget: float | None,
+          wall_budget: float | None, resume: str | None,
           out: str | None, address: str | None, device: str, seed: int | None, init: str | None,
           iterations: int | None, as_json: bool) -> None:
     """Train a masked-PPO network for GAME with Ray RLlib (TensorBoard, checkpoints, evaluation)."""
@@ -40,8 +44,9 @@ def train(game: str, config_path: str, timesteps: int | None, time_budget: float
     for name, value in (("--timesteps", timesteps), ("--iterations", iterations)):
         if value is not None and value < 1:
             raise ConfigError(f"{name} must be >= 1, got {value}")
-    if time_budget is not None and not time_budget > 0:
-        raise ConfigError(f"--time-budget must be > 0 seconds, got {time_budget}")
+    for name, seconds in (("--time-budget", time_budget), ("--wall-budget", wall_budget)):
+        if seconds is not None and not seconds > 0:
+            raise ConfigError(f"{name} must be > 0 seconds, got {seconds}")
     if seed is not None and seed < 0:
         raise ConfigError(f"--seed must be >= 0, got {seed}")
     if init is not None:
@@ -62,8 +67,8 @@ def train(game: str, config_path: str, timesteps: int | None, time_budget: float
     prepare_out_dir(run_dir, "--resume" if resume else "--out")
 
     state = run_training(config, run_dir, resume=bool(resume), timesteps=timesteps, time_budget=time_budget,
-                         address=address, device=device, seed=seed, init=init, progress=not as_json,
-                         max_iterations=iterations)
+                         wall_budget=wall_budget, address=address, device=device, seed=seed, init=init,
+                         progress=not as_json, max_iterations=iterations)
     summary = {k: state[k] for k in ("iteration", "timesteps", "best_score", "stopped_by")}
     summary["evaluations"] = state["evaluations"][-1:] if state["evaluations"] else []
     summary["out"] = str(run_dir)

@@ -154,6 +154,16 @@ def test_one_iteration_with_imitation_logs_checkpoints_and_plays(tmp_path, ray_s
     assert sum(record.decisions) > 0
 
 
+@pytest.mark.slow
+def test_wall_budget_counts_the_warm_start(tmp_path, ray_session):
+    from experiments.train import run_training
+
+    config = tiny_config(imitation={"teacher": "greedy", "games": 4, "epochs": 1, "workers": 2})
+    state = run_training(config, tmp_path, wall_budget=1e-3, progress=False)
+    assert state["iteration"] == 0 and state["stopped_by"] == "budget"
+    assert (tmp_path / "policy.pt").is_file()  # the warm-started network is saved
+
+
 def test_imitation_lowers_its_loss():
     from agents.ppo.network import BoardPolicyValueNet, NetConfig
     from envs.core.registry import make_game
@@ -332,6 +342,7 @@ def test_train_cli_refuses_bad_input_in_one_line(tmp_path, capsys):
           "--resume", str(tmp_path / "nothing")], "not a training run folder"),
         (["train", "cartographers", "--config", str(REPO / "configs/ppo/cartographers_solo.yaml"),
           "--timesteps", "0"], "--timesteps must be >= 1"),
+        (["train", "cartographers", "--config", solo, "--wall-budget", "0"], "--wall-budget must be > 0"),
     ]
     (tmp_path / "afile").write_text("x")
     cases.append((["train", "cartographers", "--config", str(REPO / "configs/ppo/cartographers_solo.yaml"),
