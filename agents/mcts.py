@@ -62,10 +62,14 @@ from typing import Any
 import numpy as np
 
 from agents.explain import search_statistics
+from agents.puct import NetworkEvaluator, PUCTSearch, root_statistics
 from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 
 _SEED_BOUND = 2**62
+#: defaults of the UCT-only options (compared by identity: an option given in a spec is another object)
+_DEFAULT_C = 0.7
+_DEFAULT_WIDENING = (2.0, 0.5)
 
 
 class _Node:
@@ -114,9 +118,11 @@ class MCTSAgent:
     name = "mcts"
 
     def __init__(self, game: Game, simulations: int | None = 200, time_limit: float | None = None,
-                 c: float = 0.7, rollout: str = "random", widening: Any = (2.0, 0.5),
+                 c: float = _DEFAULT_C, rollout: str = "random", widening: Any = _DEFAULT_WIDENING,
                  prior: str = "random", max_depth: int | None = None, determinize_every: int = 1,
-                 seed_offset: int = 0, engine: str = "python", paired: bool = False):
+                 seed_offset: int = 0, engine: str = "python", paired: bool = False,
+                 value: str | None = None, value_weight: float | None = None, c_puct: float | None = None,
+                 noise: float | None = None):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -131,6 +137,8 @@ class MCTSAgent:
             raise ConfigError(f"mcts: rollout must be 'random' or 'greedy', got {rollout!r}")
         if prior not in ("random", "greedy") and not str(prior).startswith("ppo:"):
             raise ConfigError(f"mcts: prior must be 'random', 'greedy' or 'ppo:<checkpoint>', got {prior!r}")
+        _check_puct_options(value, prior, engine, c, widening, max_depth, determinize_every, paired,
+                            value_weight, c_puct, noise)
         if str(prior).startswith("ppo:") and engine != "python":
             raise ConfigError("mcts: a network prior (prior=ppo:...) orders the Python tree's widening; "
                               "use engine=python")
@@ -170,7 +178,11 @@ class MCTSAgent:
         self.seed_offset = seed_offset
         self.engine = engine
         self.paired = paired
-        self._ranker = _greedy_ranker(game) if prior == "greedy" else \
+        self._puct = None
+        if value is not None:
+            self._puct = _puct_search(game, value, prior, simulations, self.time_limit, rollout, seed_offset,
+                                      value_weight, c_puct, noise)
+        self._ranker = None if self._puct is not None else _greedy_ranker(game) if prior == "greedy" else \
             _network_ranker(game, prior) if prior.startswith("ppo:") else None
         self._rollout = _rollout_function(game, rollout)
         self.last_stats: dict[str, Any] = {}
@@ -198,6 +210,8 @@ class MCTSAgent:
             return int(legal[0])
         if self._compiled is not None:
             return self._act_compiled(state, legal_mask, legal, rng)
+        if self._puct is not None:
+            return self._act_puct(state, legal_mask, rng)
         game = self.game
         seats = game.num_players()
         root = _Node(seats, capacity=min(legal.size, 64))
@@ -229,17 +243,8 @@ class MCTSAgent:
             self._simulate(root, sim_state, legal_mask, root_player, rng, bounds, seed, first)
             sims += 1
         elapsed = time.perf_counter() - start
-        best = _best_slot(root, root_player)
+        best = self._finish(root, root_player, sims, elapsed)
         action = int(root.actions[best])
-        self.total_simulations += sims
-        self.total_seconds += elapsed
-        self.last_stats = {
-            "simulations": sims, "seconds": elapsed, "sims_per_s": sims / elapsed if elapsed else 0.0,
-            "children": root.size, "best_visits": int(root.visits[best]),
-            "best_mean": float(root.sums[best, root_player] / root.visits[best]),
-            "visits": {int(a): int(v) for a, v in zip(root.actions[:root.size], root.visits[:root.size],
-                                                       strict=True)},
-        }
         self._explain_root(root, root_player, action, sims)
         return action
 
@@ -276,17 +281,30 @@ class MCTSAgent:
             root.add(int(order[i]), legal_mask.shape[0])
         root.visits[:size] = visits[:size]
         root.sums[:size] = sums[:size]
-        best = _best_slot(root, player)
-        self.total_simulations += sims
-        self.total_seconds += elapsed
-        self.last_stats = {
-            "simulations": sims, "seconds": elapsed, "sims_per_s": sims / elapsed if elapsed else 0.0,
-            "children": size, "best_visits": int(root.visits[best]),
-            "best_mean": float(root.sums[best, player] / root.visits[best]),
-            "visits": {int(order[i]): int(visits[i]) for i in range(size)},
-        }
+        best = self._finish(root, player, sims, elapsed)
         self._explain_root(root, player, int(order[best]), sims)
         return int(order[best])
+
+    def _finish(self, root: _Node, player: int, sims: int, elapsed: float) -> int:
+        """Record a finished search (``last_stats``, totals) and return the chosen root slot."""
+        size = root.size
+        visits = root.visits[:size]
+        means = root.sums[:size, player] / np.maximum(visits, 1.0)
+        best, self.last_stats = root_statistics(root.actions[:size], visits, means, sims, elapsed)
+        self.total_simulations += sims
+        self.total_seconds += elapsed
+        return best
+
+    def _act_puct(self, state: State, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
+        """The network-guided PUCT search (value=ppo:...); its statistics become this agent's."""
+        search = self._puct
+        search.explaining = self.explaining
+        action = search.act(state, legal_mask, rng)
+        self.last_stats = search.last_stats
+        self.last_explanation = search.last_explanation
+        self.total_simulations += search.last_stats["simulations"]
+        self.total_seconds += search.last_stats["seconds"]
+        return action
 
     def _explain_root(self, root: _Node, player: int, action: int, sims: int) -> None:
         """With ``explaining`` set: the most visited root actions, their visits and mean return."""
@@ -403,12 +421,45 @@ class MCTSAgent:
         return rng.permutation(legal)
 
 
-def _best_slot(root: _Node, player: int) -> int:
-    size = root.size
-    visits = root.visits[:size]
-    means = root.sums[:size, player] / np.maximum(visits, 1.0)
-    top = np.flatnonzero(visits == visits.max())
-    return int(top[np.argmax(means[top])])
+def _check_puct_options(value: str | None, prior: str, engine: str, c: float, widening: Any,
+                        max_depth: int | None, determinize_every: int, paired: bool,
+                        value_weight: float | None, c_puct: float | None, noise: float | None) -> None:
+    """ConfigError for options that do not fit the chosen search (UCT, or PUCT with ``value``)."""
+    if value is None:
+        given = [k for k, v in (("value_weight", value_weight), ("c_puct", c_puct), ("noise", noise))
+                 if v is not None]
+        if given:
+            raise ConfigError(f"mcts: {', '.join(given)} belong(s) to the network-guided search: "
+                              "give value=ppo:<checkpoint>")
+        return
+    if not isinstance(value, str) or not value.startswith("ppo:") or len(value) <= 4:
+        raise ConfigError(f"mcts: value must be 'ppo:<checkpoint>', got {value!r}")
+    if engine != "python":
+        raise ConfigError("mcts: the network-guided search (value=ppo:...) runs in Python; use engine=python")
+    if prior not in ("random",) and not str(prior).startswith("ppo:"):
+        raise ConfigError(f"mcts: with value=ppo:... the prior is a network: prior=ppo:<checkpoint> or "
+                          f"none (the value network's policy), got prior={prior!r}")
+    uct_only = [k for k, bad in (("c", c is not _DEFAULT_C), ("widening", widening is not _DEFAULT_WIDENING),
+                                 ("max_depth", max_depth is not None),
+                                 ("determinize_every", determinize_every != 1), ("paired", paired))
+                if bad]
+    if uct_only:
+        raise ConfigError(f"mcts: {', '.join(uct_only)} belong(s) to the UCT search; with value=ppo:... "
+                          "the options are c_puct, value_weight, noise, rollout, simulations, time_limit")
+
+
+def _puct_search(game: Game, value: str, prior: str, simulations: int | None, time_limit: float | None,
+                 rollout: str, seed_offset: int, value_weight: float | None, c_puct: float | None,
+                 noise: float | None) -> PUCTSearch:
+    """The PUCT search of ``value=ppo:...`` (each network loaded once; one net when prior is the same)."""
+    from agents.ppo.agent import PPOAgent
+
+    value_net = PPOAgent(game, path=value[4:]).net
+    prior_net = value_net if prior in ("random", value) else PPOAgent(game, path=prior[4:]).net
+    return PUCTSearch(game, NetworkEvaluator(game, prior_net, value_net), simulations=simulations,
+                      time_limit=time_limit, c_puct=1.5 if c_puct is None else c_puct,
+                      value_weight=1.0 if value_weight is None else value_weight, rollout=rollout,
+                      noise=0.0 if noise is None else noise, seed_offset=seed_offset)
 
 
 def _parse_widening(widening: Any) -> tuple[float, float]:
