@@ -30,6 +30,16 @@ Design (why it is sound for games with hidden, random futures such as a shuffled
 * **Budget.** ``simulations`` per decision, or ``time_limit`` seconds (whichever ends first when
   both are given). The final move is the most visited root child (ties: higher mean).
 
+**Network-guided search** (``value=ppo:<checkpoint>``, engine=python): ``act`` runs the PUCT search of
+:mod:`agents.puct` instead of UCT, over the same determinized open-loop tree: the network's masked
+policy is each node's prior (``prior=ppo:<other checkpoint>`` for another network; without it, the
+value network's own policy head), selection is ``Q + c_puct * P * sqrt(N) / (1 + n)``, and a leaf is
+worth ``value_weight`` times totals-plus-predicted-gain per seat (one batched forward pass) plus
+``1 - value_weight`` times a ``rollout`` to the end. Options: ``c_puct`` (1.5), ``value_weight`` (1.0),
+``noise`` (root Dirichlet fraction, 0), ``rollout``, ``simulations``, ``time_limit``, ``seed_offset``;
+the UCT-only options (``c``, ``widening``, ``max_depth``, ``determinize_every``, ``paired``) are refused,
+e.g. ``mcts:prior=ppo:runs/train-demo,value=ppo:runs/train-demo,simulations=64,value_weight=0.5``.
+
 ``engine="compiled"`` runs a root search entirely in numba, for games listed in
 :data:`COMPILED_SEARCH`. Cartographers (agents/mcts_cartographers.py): the same search with
 ``max_depth=1`` and random rollouts, 3-5x more simulations per second than the Python loop.

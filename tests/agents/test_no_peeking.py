@@ -106,6 +106,41 @@ def test_the_harness_catches_a_peeking_cartographers_agent():
     assert differing >= 2
 
 
+# ---- network-guided PUCT (mcts:value=ppo:...) ----------------------------------------------------
+
+
+@pytest.mark.parametrize("weight", [1, 0.5])
+def test_puct_search_does_not_read_the_hidden_future(tmp_path, weight):
+    from agents.base import make_agent
+    from tests.agents.test_puct import tiny_policy
+
+    path = tiny_policy(tmp_path / "policy.pt", "cartographers")
+    spec = f"mcts:value=ppo:{path},simulations=16,value_weight={weight}"
+    for seed in range(2):
+        game, first, second = _carto_twins(seed)
+        a, b = decisions_on_twins(game, lambda game=game: make_agent(spec, game), first, second, seed)
+        assert a == b
+
+
+def test_the_harness_catches_a_peeking_puct_search(tmp_path):
+    from envs.cartographers.game import CartographersGame
+    from tests.agents.test_puct import tiny_policy
+
+    class Peeking(CartographersGame):
+        def determinize(self, state, rng):
+            return state.copy()
+
+    path = tiny_policy(tmp_path / "policy.pt", "cartographers")
+    cheat_game = Peeking()
+    differing = 0
+    for seed in range(3):
+        game, first, second = _carto_twins(seed)
+        a, b = decisions_on_twins(game, lambda: MCTSAgent(cheat_game, simulations=16, value=f"ppo:{path}",
+                                                          value_weight=0.5), first, second, seed)
+        differing += a != b
+    assert differing >= 2
+
+
 # ---- Dorfromantik ---------------------------------------------------------------------------------
 
 DORF_AGENTS = ["mcts:engine=compiled,rollout=greedy,simulations=24,widening=1/0.5",

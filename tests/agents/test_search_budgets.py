@@ -3,15 +3,21 @@ simulation budget only it decides the same way every time for a fixed seed."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from agents.base import make_agent
 from envs.core.registry import make_game
 
+#: the network of ``make train-demo`` (committed), for the network-guided search
+CARTO_NET = Path(__file__).resolve().parents[2] / "models" / "cartographers_solo" / "policy.pt"
+
 #: (game, players, search spec without a budget)
 SEARCHES = [
     ("cartographers", 1, "mcts:prior=greedy,rollout=greedy,widening=1/0.4,paired=true"),
+    ("cartographers", 1, f"mcts:value=ppo:{CARTO_NET},value_weight=0.5"),
     ("cartographers", 1, "mcts:engine=compiled"),
     ("cascadia", 4, "mcts:engine=compiled,rollout=greedy,widening=1/0.5"),
     ("dorfromantik", 1, "mcts:engine=compiled,rollout=greedy,widening=1/0.5"),
