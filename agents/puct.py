@@ -104,10 +104,10 @@ class NetworkEvaluator:
         with torch.inference_mode():
             if not values:
                 logits, _ = self.prior_net(obs, masks)
-                return logits[row].float().cpu().numpy(), None
+                return logits[row].float().cpu().numpy().copy(), None
             if self.prior_net is self.value_net:
                 logits, gain = self.value_net(obs, masks)
-                return logits[row].float().cpu().numpy(), gain.double().cpu().numpy()
+                return logits[row].float().cpu().numpy().copy(), gain.double().cpu().numpy()
             logits, _ = self.prior_net(obs[row:row + 1], masks[row:row + 1])
             _, gain = self.value_net(obs, masks)
             return logits[0].float().cpu().numpy(), gain.double().cpu().numpy()
