@@ -35,6 +35,12 @@ def _mcts_label(options: dict[str, Any]) -> str:
         budget.append(f"{limit}s")
     rollout = str(options.get("rollout", "random"))
     parts = ["/".join(budget) or "200", rollout]
+    if options.get("value") is not None:  # PUCT with a value network (agents/puct.py)
+        weight = options.get("value_weight", 1.0)
+        parts = ["/".join(budget) or "200", f"value_weight {weight}"]
+        if options.get("c_puct") is not None:
+            parts.append(f"c_puct {options['c_puct']}")
+        return f"puct({', '.join(parts)})"
     prior = options.get("prior")
     if prior is not None and str(prior) != rollout:
         parts.append(f"prior {prior}")

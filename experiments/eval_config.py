@@ -58,14 +58,15 @@ class EvalSpec:
 def split_agents(text: str | Sequence[str]) -> list[str]:
     """``"random,mcts:simulations=64,rollout=greedy,greedy"`` -> agent specs.
 
-    A comma starts a new agent unless the piece is ``key=value`` (an option of the previous one).
+    A comma starts a new agent unless the piece is ``key=value`` with no ``:`` in the key (an option
+    of the previous one, whose value may hold a ``:``: ``value=ppo:runs/x``).
     """
     pieces = text.split(",") if isinstance(text, str) else list(text)
     specs: list[str] = []
     for piece in (p.strip() for p in pieces):
         if not piece:
             continue
-        if "=" in piece and ":" not in piece and specs:
+        if "=" in piece and ":" not in piece.split("=", 1)[0] and specs:
             specs[-1] += "," + piece
         else:
             specs.append(piece)

@@ -112,6 +112,10 @@ def test_eval_same_seating_gives_each_agent_its_own_table_and_compares_the_metri
 def test_split_agents_keeps_options_together():
     assert split_agents("random,mcts:simulations=48,rollout=greedy,greedy") == [
         "random", "mcts:simulations=48,rollout=greedy", "greedy"]
+    # an option's value may hold a colon (a network path); a piece with a colon in its key is an agent
+    text = "greedy,mcts:prior=ppo:runs/x,value=ppo:runs/x,simulations=8,ppo:runs/x,label=net"
+    assert split_agents(text) == [
+        "greedy", "mcts:prior=ppo:runs/x,value=ppo:runs/x,simulations=8", "ppo:runs/x,label=net"]
     with pytest.raises(ConfigError, match="listed twice"):
         split_agents("random,random")
     with pytest.raises(ConfigError, match="not of the form key=value"):
