@@ -27,10 +27,9 @@ determinized futures as in :mod:`agents.mcts`.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import time
-from collections.abc import Iterator
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -73,21 +72,11 @@ class NetworkEvaluator:
         self.value_net = value_net
         self.device = device
 
-    @contextlib.contextmanager
-    def one_thread(self) -> Iterator[None]:
-        """torch on one CPU thread while a search runs: batches of a few positions gain nothing
-        from more, and on a busy machine several threads run one forward pass up to 50x slower."""
-        import torch
+    def one_thread(self) -> AbstractContextManager[None]:
+        """torch on one CPU thread while a search runs (agents/ppo/threads.py says why)."""
+        from agents.ppo.threads import one_torch_thread
 
-        threads = torch.get_num_threads()
-        if self.device != "cpu" or threads == 1:
-            yield
-            return
-        torch.set_num_threads(1)
-        try:
-            yield
-        finally:
-            torch.set_num_threads(threads)
+        return one_torch_thread(self.device)
 
     def __call__(self, state: State, mask: np.ndarray, player: int,
                  values: bool = True) -> tuple[np.ndarray, np.ndarray | None]:

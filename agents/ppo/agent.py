@@ -16,6 +16,7 @@ import torch
 
 from agents.ppo.network import masked_logits
 from agents.ppo.policy_file import build_network, load_policy_payload
+from agents.ppo.threads import one_torch_thread
 from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 
@@ -51,7 +52,7 @@ class PPOAgent:
         """Raw logits over all actions and the value (points still to gain) for the player to act."""
         obs = np.asarray(self.game.observation(state, self.game.current_player(state)), dtype=np.float32)
         mask = torch.from_numpy(np.asarray(legal_mask, dtype=np.float32)).to(self.device)[None]
-        with torch.no_grad():
+        with torch.no_grad(), one_torch_thread(self.device):
             logits, value = self.net(torch.from_numpy(obs).to(self.device)[None], mask)
         return logits[0].cpu().numpy(), float(value[0])
 

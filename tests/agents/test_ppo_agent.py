@@ -56,6 +56,22 @@ def test_round_trip_gives_the_same_network(tmp_path):
     assert agent.act(state, mask, np.random.default_rng(0)) == best
 
 
+def test_a_decision_runs_torch_on_one_thread_and_restores_the_count(tmp_path):
+    path, _ = write_policy(tmp_path / "policy.pt", "cartographers", players=1)
+    game = make_game("cartographers")
+    agent = make_agent(f"ppo:{path}", game)
+    seen = []
+    agent.net.register_forward_pre_hook(lambda module, args: seen.append(torch.get_num_threads()))
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        state = game.new_game(1)
+        agent.act(state, game.legal_mask(state), np.random.default_rng(0))
+        assert seen == [1] and torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_sampling_agent_uses_the_seat_rng(tmp_path):
     path, _ = write_policy(tmp_path / "policy.pt", "cartographers", players=1)
     game = make_game("cartographers")
