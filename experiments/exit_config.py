@@ -7,9 +7,11 @@ wrong type or range, is refused with one line naming it (``selfplay.games must b
     game_options: {players: 1}
     network: {width: 16, blocks: 2, ...}           # agents.ppo.network.NetConfig
     init: null                                     # default --init: policy:<path> or teacher:<spec>
-    search: "mcts:prior=ppo:{policy},simulations=8,rollout=greedy,widening=1/0.4"
+    search: "mcts:prior=ppo:{policy},value=ppo:{policy},simulations=32,value_weight=0.5,rollout=greedy"
                                                    # the search agent; {policy} is the network's file
-    selfplay: {games: 8, top_k: 16, window: 4, workers: 2}
+    selfplay: {games: 8, top_k: 16, window: 4, workers: 2, noise: 0.25}
+                                                   # noise > 0: ",noise=<x>" (root Dirichlet noise of
+                                                   # the value=ppo: search) in self-play, not gating
     train: {epochs: 4, batch_size: 128, lr: 0.001, value_weight: 0.5}
     gating: {enabled: true, games: 8, workers: 2}
     run: {generations: 10, seed: 0, eval_every: 1, eval_games: 20, eval_seed: 0, num_cpus: 2}
@@ -33,7 +35,7 @@ MAX_GAMES = 10_000
 MAX_GENERATIONS = 10_000
 
 DEFAULTS: dict[str, dict[str, Any]] = {
-    "selfplay": {"games": 8, "top_k": 16, "window": 4, "workers": 2},
+    "selfplay": {"games": 8, "top_k": 16, "window": 4, "workers": 2, "noise": 0.0},
     "train": {"epochs": 4, "batch_size": 128, "lr": 1e-3, "value_weight": 0.5},
     "gating": {"enabled": True, "games": 8, "workers": 2},
     "run": {"generations": 10, "seed": 0, "eval_every": 1, "eval_games": 20, "eval_seed": 0, "num_cpus": 2},
@@ -44,6 +46,7 @@ _INT, _NUMBER = (int,), (int, float)
 _RANGES: dict[str, tuple[tuple[type, ...], float, float]] = {
     "selfplay.games": (_INT, 1, MAX_GAMES), "selfplay.top_k": (_INT, 1, 4096),
     "selfplay.window": (_INT, 1, MAX_GENERATIONS), "selfplay.workers": (_INT, 1, 4096),
+    "selfplay.noise": (_NUMBER, 0.0, 0.99),
     "train.epochs": (_INT, 1, 10_000), "train.batch_size": (_INT, 1, 1 << 20),
     "train.lr": (_NUMBER, 1e-12, 10.0), "train.value_weight": (_NUMBER, 0.0, 1e6),
     "gating.games": (_INT, 2, MAX_GAMES), "gating.workers": (_INT, 1, 4096),
@@ -117,7 +120,7 @@ def validate_config(raw: Any, source: str = "config") -> dict[str, Any]:
         raise ConfigError(f"{source}: unknown section(s) {', '.join(unknown)}; "
                           f"known: {', '.join(sorted(sections))}")
     imitation = raw.get("imitation") or {}
-    if isinstance(imitation, dict) and "teacher" in imitation:
+    if isinstance(imitation, dict) and imitation.get("teacher") is not None:
         raise ConfigError(f"{source}: imitation.teacher is not an expert-iteration key: give the teacher "
                           "as init: teacher:<agent spec> (or --init)")
     base = train_config.validate_config({k: raw[k] for k in shared if k in raw}, source)

@@ -34,11 +34,28 @@ def generation_seeds(run_seed: int, generation: int, kind: int, count: int) -> l
     return list(range(start, start + count))
 
 
-def search_spec(template: str, policy: Path, label: str | None = None) -> str:
+def search_spec(template: str, policy: Path, label: str | None = None, noise: float = 0.0) -> str:
     """The search agent spec playing with the network in ``policy`` (an absolute path, so Ray
-    workers find it whatever their working folder)."""
+    workers find it whatever their working folder); ``noise`` > 0 adds root Dirichlet noise."""
     spec = template.replace("{policy}", str(Path(policy).resolve()))
+    if noise > 0:
+        spec += f",noise={noise}"
     return f"{spec},label={label}" if label else spec
+
+
+def selfplay_spec(config: dict[str, Any], policy: Path) -> str:
+    return search_spec(config["search"], policy, noise=config["selfplay"]["noise"])
+
+
+def check_search(config: dict[str, Any], policy: Path) -> None:
+    """Build the self-play and the gating search once here, so a bad spec fails in one line before
+    any game is played."""
+    from agents.base import make_agent
+    from envs.core.registry import make_game
+
+    game = make_game(config["game"], **config["game_options"])
+    for spec in {selfplay_spec(config, policy), search_spec(config["search"], policy)}:
+        make_agent(spec, game)
 
 
 def data_path(out: Path, generation: int) -> Path:
@@ -56,7 +73,7 @@ def self_play(config: dict[str, Any], out: Path, generation: int, policy: Path, 
         data = Demonstrations.load(path)
         if data.target_actions is not None and sorted(np.unique(data.games).tolist()) == seeds:
             return data
-    data = collect(config["game"], config["game_options"], search_spec(config["search"], policy), seeds,
+    data = collect(config["game"], config["game_options"], selfplay_spec(config, policy), seeds,
                    sp["workers"], progress, top_k=sp["top_k"], desc=f"gen {generation} self-play")
     data.save(path)
     return data

@@ -7,7 +7,8 @@ distribution, and the better network makes a better search. One generation ``g``
 
 1. **Self-play** (:mod:`experiments.exit_data`): the accepted network is written to
    ``generations/gen_NNN/policy.pt``; the search plays every seat of ``selfplay.games`` games
-   (their own seeds, see exit_data) in chunks on Ray tasks. Every decision keeps the observation,
+   (their own seeds, see exit_data; with ``selfplay.noise`` > 0 the search adds that fraction of
+   Dirichlet noise to its root priors) in chunks on Ray tasks. Every decision keeps the observation,
    the packed legal mask, the root visit distribution (top ``selfplay.top_k`` actions and their
    visit fractions; a forced move is its single action) and the acting seat's points still to
    gain until the end. The generation's data go to ``data/gen_NNN.npz``.
@@ -54,6 +55,7 @@ from __future__ import annotations
 import copy
 import json
 import shutil
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -239,6 +241,7 @@ def run_expert_iteration(config: dict[str, Any], out: Path, *, resume: bool = Fa
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
+    from experiments.exit_data import check_search
     from experiments.ray_setup import init_ray
     from experiments.train import StopFlag
     from experiments.training_eval import TrainingEvaluator
@@ -253,8 +256,13 @@ def run_expert_iteration(config: dict[str, Any], out: Path, *, resume: bool = Fa
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     init = init or config["init"]
-    if checkpoint is None and init is not None and init.startswith("policy:"):
-        initial_network(config, init, 0, None, False, None)  # a bad policy file fails before Ray starts
+    if checkpoint is not None:
+        probe = load_network(checkpoint / "policy.pt", config)
+    else:  # an --init policy file is read here too: a bad one fails before Ray starts
+        probe = initial_network(config, init if init and init.startswith("policy:") else None, 0, None, False,
+                                None)
+    with tempfile.TemporaryDirectory() as tmp:  # so does a bad search spec
+        check_search(config, save_network(Path(tmp) / "policy.pt", probe, config, {}))
     init_ray(num_cpus=run["num_cpus"], address=address)
     writer = SummaryWriter(log_dir=str(out))
     evaluator = TrainingEvaluator(config["game"], config["game_options"],

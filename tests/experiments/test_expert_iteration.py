@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -17,13 +22,14 @@ from tests.experiments.test_train import scalars
 
 REPO = Path(__file__).resolve().parents[2]
 TINY_NET = {"width": 8, "blocks": 1, "vector_hidden": 8, "head_hidden": 8}
-TINY_SEARCH = "mcts:prior=ppo:{policy},simulations=4,rollout=greedy,widening=1/0.4"
+TINY_SEARCH = "mcts:prior=ppo:{policy},value=ppo:{policy},simulations=4,value_weight=0.5,rollout=greedy"
 DEMO_POLICY = REPO / "models" / "cartographers_solo" / "policy.pt"
 
 
 def tiny_config(**sections) -> dict:
     raw = {"name": "tiny-exit", "game": "cartographers", "game_options": {"players": 1}, "network": TINY_NET,
-           "search": TINY_SEARCH, "selfplay": {"games": 2, "top_k": 4, "window": 2, "workers": 2},
+           "search": TINY_SEARCH,
+           "selfplay": {"games": 2, "top_k": 4, "window": 2, "workers": 2, "noise": 0.25},
            "train": {"epochs": 2, "batch_size": 32},
            "gating": {"games": 2, "workers": 2},
            "run": {"generations": 1, "eval_every": 1, "eval_games": 2, "num_cpus": 2},
@@ -47,6 +53,8 @@ def tiny_config(**sections) -> dict:
     ({"search": "greedy"}, "search must be an agent spec with a {policy} placeholder"),
     ({"init": "greedy"}, "init: --init must look like"),
     ({"league": {}}, "unknown section"),
+    ({"imitation": {"teacher": "greedy"}}, "init: teacher:<agent spec>"),
+    ({"selfplay": {"noise": 1}}, "selfplay.noise"),
 ])
 def test_bad_configs_name_the_key(change, fragment):
     raw = {"game": "cartographers", "search": TINY_SEARCH, **change}
@@ -105,7 +113,7 @@ def test_soft_target_fit_lowers_its_loss_and_one_hot_is_cross_entropy():
     from envs.core.registry import make_game
     from experiments.imitation import Demonstrations, fit, play_teacher_games, soft_cross_entropy
 
-    data = play_teacher_games("cartographers", {"players": 1}, "greedy", list(range(3)))
+    data = play_teacher_games("cartographers", {"players": 1}, "greedy", list(range(2)))
     n = len(data)
     masks = np.unpackbits(data.masks, axis=1, count=11374).astype(bool)
     other = np.array([np.flatnonzero(m & (np.arange(m.size) != a))[0] for m, a in zip(masks, data.actions,
@@ -124,7 +132,7 @@ def test_soft_target_fit_lowers_its_loss_and_one_hot_is_cross_entropy():
                                  torch.tensor([[1.0, 0.0]] * 8))
     assert float(one_hot) == pytest.approx(float(F.cross_entropy(masked, torch.from_numpy(data.actions[:8]))),
                                            rel=1e-5)
-    history = fit(net, soft, epochs=5, batch_size=32, lr=3e-3, value_weight=0.5)
+    history = fit(net, soft, epochs=4, batch_size=32, lr=3e-3, value_weight=0.5)
     assert history[-1]["policy_loss"] < history[0]["policy_loss"]
     assert history[-1]["loss"] < history[0]["loss"]
 
@@ -256,7 +264,37 @@ def test_cli_refuses_bad_input_in_one_line(tmp_path, capsys):
         (["train", "cartographers", "--config", ppo_config, "--generations", "2"], "expert-iteration option"),
         (["train", "cartographers", "--config", exit_config], "unknown section"),
     ]
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(yaml.safe_dump({"game": "cartographers", "network": TINY_NET,
+                                    "search": "mcts:prior=ppo:{policy},bogus=1"}))
+    cases.append((exit_args + [str(spec), "--out", str(tmp_path / "o")], "bogus"))
+    noisy = tmp_path / "noisy.yaml"
+    noisy.write_text(yaml.safe_dump({"game": "cartographers", "network": TINY_NET,
+                                     "selfplay": {"noise": 0.25}, "search": "mcts:prior=ppo:{policy}"}))
+    cases.append((exit_args + [str(noisy), "--out", str(tmp_path / "o2")], "noise"))
     for args, fragment in cases:
         assert run(args) == 2, args
         err = capsys.readouterr().err.strip()
         assert fragment in err and len(err.splitlines()) == 1, (args, err)
+
+
+@pytest.mark.slow
+def test_ctrl_c_saves_and_exits_cleanly(tmp_path):
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump({**tiny_config(), "run": {**tiny_config()["run"], "generations": 50}}))
+    out = tmp_path / "run"
+    args = ["train", "cartographers", "--algo", "expert-iteration", "--config", str(config), "--out", out]
+    proc = subprocess.Popen([sys.executable, "-m", "experiments.cli", *map(str, args), "--json"], cwd=REPO,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    deadline = time.time() + 300
+    while time.time() < deadline and not (out / "data" / "gen_000.npz").is_file():
+        time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=300)
+    assert proc.returncode == 0, stderr[-2000:]
+    summary = json.loads(stdout)
+    assert summary["stopped_by"] == "interrupt" and summary["generation"] < 49
+    name = "init" if summary["generation"] < 0 else f"gen_{summary['generation']:03d}"
+    last = json.loads((out / "checkpoints" / name / "exit_state.json").read_text())
+    assert last["generation"] == summary["generation"] and last["stopped_by"] == "interrupt"
