@@ -203,6 +203,7 @@ def run_generation(config: dict[str, Any], out: Path, generation: int, accepted_
         gating = gate(config, candidate_path, playing, seeds, progress=progress)
     gating_s = time.monotonic() - t0
     sims, seconds = (data.search_stats.sum(axis=0) if data.search_stats is not None and len(data) else (0, 0))
+    fitted = {k: float(v) for k, v in fitted.items()}
     record = {"generation": generation, "loss": fitted["loss"], "policy_loss": fitted["policy_loss"],
               "value_loss": fitted["value_loss"], "target_accuracy": fitted["train_accuracy"],
               "heldout_target_accuracy": fitted["heldout_accuracy"], "decisions": len(data),
@@ -251,8 +252,9 @@ def run_expert_iteration(config: dict[str, Any], out: Path, *, resume: bool = Fa
     checkpoint = resume_point(out) if resume else None
     if checkpoint is not None:
         check_resumable(config, out)
-    elif (out / "data").is_dir():
-        shutil.rmtree(out / "data")  # leftovers of a run that never finished its start: not resumable
+    else:  # self-play files of a run that never saved its start: another network played them
+        for stale in (out / "data").glob("gen_*.npz"):
+            stale.unlink()
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     init = init or config["init"]
