@@ -15,7 +15,7 @@ from typing import Any
 from experiments import stats
 from experiments.evaluate import per_seed_scores, run_evaluation
 from experiments.exit_data import search_spec
-from experiments.training_eval import _spec
+from experiments.training_eval import evaluation_spec
 
 CANDIDATE, ACCEPTED = "candidate", "accepted"
 
@@ -26,7 +26,7 @@ def gate(config: dict[str, Any], candidate: Path, accepted: Path, seeds: list[in
     returns the games, both means, the mean paired difference, its 95% CI and the decision."""
     agents = [search_spec(config["search"], candidate, CANDIDATE),
               search_spec(config["search"], accepted, ACCEPTED)]
-    spec = _spec(config["game"], config["game_options"], agents, tuple(seeds))
+    spec = evaluation_spec(config["game"], config["game_options"], agents, tuple(seeds))
     run = run_evaluation(spec, progress=progress, workers=config["gating"]["workers"])
     table = per_seed_scores(run.rows, "total")
     comparison = stats.paired_comparison(table[CANDIDATE], table[ACCEPTED], a=CANDIDATE, b=ACCEPTED)

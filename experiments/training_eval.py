@@ -21,7 +21,9 @@ from experiments.evaluate import per_seed_scores, run_evaluation
 BASELINES = ("random", "greedy")
 
 
-def _spec(game: str, game_options: dict[str, Any], agents: list[str], seeds: tuple[int, ...]) -> EvalSpec:
+def evaluation_spec(game: str, game_options: dict[str, Any], agents: list[str],
+                    seeds: tuple[int, ...]) -> EvalSpec:
+    """Agents on ``seeds``, each in every seat of its own table for multiplayer games."""
     options = dict(game_options)
     players = int(options.pop("players", 1))
     seating = "same" if players > 1 else "mixed"
@@ -40,7 +42,8 @@ class TrainingEvaluator:
     _baseline_scores: pd.DataFrame | None = field(default=None, repr=False)
 
     def _scores(self, agents: list[str]) -> pd.DataFrame:
-        run = run_evaluation(_spec(self.game, self.game_options, agents, self.seeds), progress=False)
+        spec = evaluation_spec(self.game, self.game_options, agents, self.seeds)
+        run = run_evaluation(spec, progress=False)
         table = per_seed_scores(run.rows, "total")
         if "x_evaluation" in run.rows.columns:
             evaluation = per_seed_scores(run.rows, "x_evaluation").add_suffix("#evaluation")
