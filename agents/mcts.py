@@ -36,7 +36,8 @@ policy is each node's prior (``prior=ppo:<other checkpoint>`` for another networ
 value network's own policy head), selection is ``Q + c_puct * P * sqrt(N) / (1 + n)``, and a leaf is
 worth ``value_weight`` times totals-plus-predicted-gain per seat (one batched forward pass) plus
 ``1 - value_weight`` times a ``rollout`` to the end. Options: ``c_puct`` (1.5), ``value_weight`` (1.0),
-``noise`` (root Dirichlet fraction, 0), ``rollout``, ``simulations``, ``time_limit``, ``seed_offset``;
+``noise`` (root Dirichlet fraction, 0), ``batch`` (leaves evaluated per forward pass, with virtual loss;
+1, one pass per leaf), ``rollout``, ``simulations``, ``time_limit``, ``seed_offset``;
 the UCT-only options (``c``, ``widening``, ``max_depth``, ``determinize_every``, ``paired``) are refused,
 e.g. ``mcts:prior=ppo:runs/train-demo,value=ppo:runs/train-demo,simulations=64,value_weight=0.5``.
 
@@ -72,7 +73,7 @@ from typing import Any
 import numpy as np
 
 from agents.explain import search_statistics
-from agents.puct import NetworkEvaluator, PUCTSearch, root_statistics
+from agents.puct import NetworkEvaluator, PUCTSearch, check_batch, root_statistics
 from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 
@@ -132,7 +133,7 @@ class MCTSAgent:
                  prior: str = "random", max_depth: int | None = None, determinize_every: int = 1,
                  seed_offset: int = 0, engine: str = "python", paired: bool = False,
                  value: str | None = None, value_weight: float | None = None, c_puct: float | None = None,
-                 noise: float | None = None):
+                 noise: float | None = None, batch: int | None = None):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -148,7 +149,7 @@ class MCTSAgent:
         if prior not in ("random", "greedy") and not str(prior).startswith("ppo:"):
             raise ConfigError(f"mcts: prior must be 'random', 'greedy' or 'ppo:<checkpoint>', got {prior!r}")
         _check_puct_options(value, prior, engine, c, widening, max_depth, determinize_every, paired,
-                            value_weight, c_puct, noise)
+                            value_weight, c_puct, noise, batch)
         if str(prior).startswith("ppo:") and engine != "python":
             raise ConfigError("mcts: a network prior (prior=ppo:...) orders the Python tree's widening; "
                               "use engine=python")
@@ -191,7 +192,7 @@ class MCTSAgent:
         self._puct = None
         if value is not None:
             self._puct = _puct_search(game, value, prior, simulations, self.time_limit, rollout, seed_offset,
-                                      value_weight, c_puct, noise)
+                                      value_weight, c_puct, noise, batch)
         self._ranker = None if self._puct is not None else _greedy_ranker(game) if prior == "greedy" else \
             _network_ranker(game, prior) if prior.startswith("ppo:") else None
         self._rollout = _rollout_function(game, rollout)
@@ -433,11 +434,12 @@ class MCTSAgent:
 
 def _check_puct_options(value: str | None, prior: str, engine: str, c: float, widening: Any,
                         max_depth: int | None, determinize_every: int, paired: bool,
-                        value_weight: float | None, c_puct: float | None, noise: float | None) -> None:
+                        value_weight: float | None, c_puct: float | None, noise: float | None,
+                        batch: int | None = None) -> None:
     """ConfigError for options that do not fit the chosen search (UCT, or PUCT with ``value``)."""
     if value is None:
-        given = [k for k, v in (("value_weight", value_weight), ("c_puct", c_puct), ("noise", noise))
-                 if v is not None]
+        given = [k for k, v in (("value_weight", value_weight), ("c_puct", c_puct), ("noise", noise),
+                                ("batch", batch)) if v is not None]
         if given:
             raise ConfigError(f"mcts: {', '.join(given)} belong(s) to the network-guided search: "
                               "give value=ppo:<checkpoint>")
@@ -446,6 +448,8 @@ def _check_puct_options(value: str | None, prior: str, engine: str, c: float, wi
         raise ConfigError(f"mcts: value must be 'ppo:<checkpoint>', got {value!r}")
     if engine != "python":
         raise ConfigError("mcts: the network-guided search (value=ppo:...) runs in Python; use engine=python")
+    if batch is not None:
+        check_batch(batch)
     if prior not in ("random",) and not str(prior).startswith("ppo:"):
         raise ConfigError(f"mcts: with value=ppo:... the prior is a network: prior=ppo:<checkpoint> or "
                           f"none (the value network's policy), got prior={prior!r}")
@@ -454,13 +458,13 @@ def _check_puct_options(value: str | None, prior: str, engine: str, c: float, wi
                                  ("determinize_every", determinize_every != 1), ("paired", paired))
                 if bad]
     if uct_only:
-        raise ConfigError(f"mcts: {', '.join(uct_only)} belong(s) to the UCT search; with value=ppo:... "
-                          "the options are c_puct, value_weight, noise, rollout, simulations, time_limit")
+        raise ConfigError(f"mcts: {', '.join(uct_only)} belong(s) to the UCT search; with value=ppo:... the "
+                          "options are c_puct, value_weight, noise, batch, rollout, simulations, time_limit")
 
 
 def _puct_search(game: Game, value: str, prior: str, simulations: int | None, time_limit: float | None,
                  rollout: str, seed_offset: int, value_weight: float | None, c_puct: float | None,
-                 noise: float | None) -> PUCTSearch:
+                 noise: float | None, batch: int | None = None) -> PUCTSearch:
     """The PUCT search of ``value=ppo:...`` (each network loaded once; one net when prior is the same)."""
     from agents.ppo.agent import PPOAgent
 
@@ -469,7 +473,8 @@ def _puct_search(game: Game, value: str, prior: str, simulations: int | None, ti
     return PUCTSearch(game, NetworkEvaluator(game, prior_net, value_net), simulations=simulations,
                       time_limit=time_limit, c_puct=1.5 if c_puct is None else c_puct,
                       value_weight=1.0 if value_weight is None else value_weight, rollout=rollout,
-                      noise=0.0 if noise is None else noise, seed_offset=seed_offset)
+                      noise=0.0 if noise is None else noise, seed_offset=seed_offset,
+                      batch=1 if batch is None else batch)
 
 
 def _parse_widening(widening: Any) -> tuple[float, float]:

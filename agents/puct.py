@@ -21,6 +21,15 @@ determinized futures as in :mod:`agents.mcts`.
   ``time_limit`` bound the search (anytime, whichever ends first); a fixed seed and simulation
   count give the same decision. ``noise`` mixes Dirichlet noise (alpha ``10 / legal actions``)
   into the root priors, for self-play exploration.
+* **Batched leaves.** ``batch=k`` (default 1, one forward pass per leaf) runs the simulations in
+  rounds of up to ``k``: each selected path takes a *virtual loss* (a temporary visit worth the
+  lowest value seen, for every seat) so later selections of the round diverge, then every leaf's
+  positions (all seats' observations, plus prior logits for nodes expanded for the first time) go
+  through one forward pass per network, and the round's values are backed up in selection order
+  and the virtual losses removed. Two paths of a round that end on the same new node create it
+  once (the first one's prior) and both count as its visits. Rollouts still run per leaf;
+  ``simulations`` counts leaves, the time limit is checked between rounds; a fixed seed,
+  simulation count and ``batch`` give the same decision.
 
 ``last_stats["visits"]`` (root action -> visits) is the policy target of expert iteration.
 """
@@ -29,7 +38,9 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -101,12 +112,58 @@ class NetworkEvaluator:
             _, gain = self.value_net(obs, masks)
             return logits[0].float().cpu().numpy(), gain.double().cpu().numpy()
 
+    def many(self, leaves: Sequence[tuple[State, np.ndarray, int, bool]],
+             values: bool = True) -> list[tuple[np.ndarray | None, np.ndarray | None]]:
+        """``__call__`` for many positions ``(state, mask, player, wants_logits)`` in one forward pass
+        per network: logits where wanted (else None) and, with ``values``, the gain per seat."""
+        import torch
+
+        game = self.game
+        seats = game.num_players() if values else 1
+        obs: list[np.ndarray] = []
+        acting: list[int] = []  # each leaf's acting row, -1 when it needs no row
+        for state, _, player, wants in leaves:
+            if values or wants:
+                acting.append(len(obs) + (player if values else 0))
+                ids = range(seats) if values else [player]
+                obs.extend(np.asarray(game.observation(state, s), dtype=np.float32) for s in ids)
+            else:
+                acting.append(-1)
+        out: list[tuple[np.ndarray | None, np.ndarray | None]] = [(None, None)] * len(leaves)
+        if not obs:
+            return out
+        batch = torch.from_numpy(np.stack(obs)).to(self.device)
+        masks = np.zeros((len(obs), leaves[0][1].shape[0]), dtype=np.float32)
+        for (_, mask, _, _), row in zip(leaves, acting, strict=True):
+            if row >= 0:
+                masks[row] = mask
+        mask_rows = torch.from_numpy(masks).to(self.device)
+        wanted = [row for (_, _, _, wants), row in zip(leaves, acting, strict=True) if wants]
+        logits = gain = None
+        with torch.inference_mode():
+            if values and self.prior_net is self.value_net:
+                all_logits, gain = self.value_net(batch, mask_rows)
+                logits = all_logits[wanted] if wanted else None
+            else:
+                if wanted:
+                    logits, _ = self.prior_net(batch[wanted], mask_rows[wanted])
+                if values:
+                    _, gain = self.value_net(batch, mask_rows)
+        logit_rows = iter(logits.float().cpu().numpy() if logits is not None else ())
+        gains = gain.double().cpu().numpy() if gain is not None else None
+        for i, ((_, _, _, wants), row) in enumerate(zip(leaves, acting, strict=True)):
+            first = row - (leaves[i][2] if values else 0)
+            out[i] = (next(logit_rows).copy() if wants else None,
+                      gains[first:first + seats].copy() if gains is not None and row >= 0 else None)
+        return out
+
 
 class _Node:
     """One action sequence: the stored logits, the node's own visit count and value sum, and
-    compact statistics of its children (``slot[action]`` indexes them, -1 when absent)."""
+    compact statistics of its children (``slot[action]`` indexes them, -1 when absent); ``virtual``
+    and ``pending`` count the virtual losses of a batched round (per child, and in all)."""
 
-    __slots__ = ("logits", "slot", "actions", "visits", "sums", "kids", "n", "w")
+    __slots__ = ("logits", "slot", "actions", "visits", "sums", "kids", "n", "w", "virtual", "pending")
 
     def __init__(self, logits: np.ndarray, value: np.ndarray):
         self.logits = logits
@@ -117,6 +174,8 @@ class _Node:
         self.kids: list[_Node | None] = []
         self.n = 1.0
         self.w = np.array(value, dtype=np.float64)
+        self.virtual = np.zeros(8, dtype=np.float64)
+        self.pending = 0.0
 
     @property
     def size(self) -> int:
@@ -127,11 +186,18 @@ class _Node:
         if slot == self.actions.shape[0]:
             self.actions = np.concatenate([self.actions, np.zeros(slot, dtype=np.int64)])
             self.visits = np.concatenate([self.visits, np.zeros(slot)])
+            self.virtual = np.concatenate([self.virtual, np.zeros(slot)])
             self.sums = np.concatenate([self.sums, np.zeros_like(self.sums)])
         self.actions[slot] = action
         self.slot[action] = slot
         self.kids.append(None)
         return slot
+
+
+def check_batch(batch: Any) -> None:
+    """ConfigError unless ``batch`` (leaves per forward pass) is a positive integer."""
+    if isinstance(batch, bool) or not isinstance(batch, int) or batch < 1:
+        raise ConfigError(f"mcts: batch (leaves per forward pass) must be a positive integer, got {batch!r}")
 
 
 def puct_scores(prior: np.ndarray, visits: np.ndarray, q: np.ndarray, c_puct: float) -> np.ndarray:
@@ -153,7 +219,8 @@ class PUCTSearch:
 
     def __init__(self, game: Game, evaluator: NetworkEvaluator, simulations: int | None = 64,
                  time_limit: float | None = None, c_puct: float = 1.5, value_weight: float = 1.0,
-                 rollout: str = "random", noise: float = 0.0, seed_offset: int = 0):
+                 rollout: str = "random", noise: float = 0.0, seed_offset: int = 0,
+                 batch: int = 1):
         for key, value in (("c_puct", c_puct), ("value_weight", value_weight), ("noise", noise)):
             if isinstance(value, bool) or not isinstance(value, int | float):
                 raise ConfigError(f"mcts: {key} must be a number, got {value!r}")
@@ -167,6 +234,7 @@ class PUCTSearch:
             raise ConfigError(f"mcts: rollout must be 'random' or 'greedy', got {rollout!r}")
         if simulations is None and time_limit is None:
             raise ConfigError("mcts: give simulations or time_limit (or both)")
+        check_batch(batch)
         self.game = game
         self.evaluate = evaluator
         self.simulations = simulations
@@ -176,6 +244,7 @@ class PUCTSearch:
         self.rollout = rollout
         self.noise = float(noise)
         self.seed_offset = seed_offset
+        self.batch = batch
         self.last_stats: dict[str, Any] = {}
         self.explaining = False
         self.last_explanation: dict[str, Any] | None = None
@@ -227,53 +296,80 @@ class PUCTSearch:
         while sims < limit:
             if deadline is not None and sims > 0 and time.perf_counter() >= deadline:
                 break
-            self._simulate(root, game.determinize(state, rng), legal_mask, player, root_noise,
-                           (seed_base + 1 + sims) % _SEED_BOUND, bounds)
-            sims += 1
+            count = min(self.batch, limit - sims)
+            leaves = [self._descend(root, game.determinize(state, rng), legal_mask, player, root_noise,
+                                    (seed_base + 1 + sims + k) % _SEED_BOUND, bounds) for k in range(count)]
+            self._evaluate_leaves(leaves, bounds)
+            for leaf in leaves:
+                _backup(leaf)
+            sims += count
         return root, sims
 
-    # ---- one simulation ----------------------------------------------------------------------
+    # ---- one round: select (with virtual loss), evaluate together, back up ------------------
 
-    def _simulate(self, root: _Node, state: State, root_mask: np.ndarray, root_player: int,
-                  root_noise: np.ndarray | None, seed: int, bounds: list[float]) -> None:
+    def _descend(self, root: _Node, state: State, root_mask: np.ndarray, root_player: int,
+                 root_noise: np.ndarray | None, seed: int, bounds: list[float]) -> _Leaf:
+        """Select a path from the root on ``state`` (a determinized copy), each step with a virtual loss."""
         game = self.game
         path: list[tuple[_Node, int]] = []
         node, mask, player = root, root_mask, root_player
         while True:
             action = self._select(node, mask, player, bounds, root_noise if node is root else None)
-            slot = node.slot[action]
+            slot = int(node.slot[action])
             if slot < 0:
                 slot = node.add(action)
-            path.append((node, int(slot)))
+            path.append((node, slot))
+            node.virtual[slot] += 1.0
+            node.pending += 1.0
             game.step(state, action)
             if game.is_over(state):
                 value = game.returns(state)
                 _widen(bounds, value)
-                break
+                return _Leaf(path, None, mask, player, seed, value)
             mask = game.legal_mask(state)
             player = game.current_player(state)
             child = node.kids[slot]
             if child is None:
-                node.kids[slot] = child = self._expand(state, mask, player, seed, bounds)
-                value = child.w
-                break
+                return _Leaf(path, state, mask, player, seed, None)
             node = child
-        for n, s in path:
-            n.visits[s] += 1.0
-            n.sums[s] += value
-            n.n += 1.0
-            n.w += value
 
-    def _expand(self, state: State, mask: np.ndarray, player: int, seed: int, bounds: list[float]) -> _Node:
-        """A new node for ``state`` (a determinized copy: a rollout consumes it) with its leaf value."""
+    def _evaluate_leaves(self, leaves: list[_Leaf], bounds: list[float]) -> None:
+        """Every unfinished leaf's value (and prior logits where its node is new): one forward pass per
+        network when batched, one per leaf with ``batch=1`` or an evaluator without ``many``."""
+        open_leaves = [leaf for leaf in leaves if leaf.state is not None]
+        new_nodes: set[tuple[int, int]] = set()
+        for leaf in open_leaves:
+            key = (id(leaf.path[-1][0]), leaf.path[-1][1])
+            leaf.first = key not in new_nodes
+            new_nodes.add(key)
+        values = self.value_weight > 0
+        many = getattr(self.evaluate, "many", None)
+        if self.batch == 1 or many is None:
+            outputs = [self.evaluate(leaf.state, leaf.mask, leaf.player, values=values)
+                       for leaf in open_leaves]
+        else:
+            outputs = many([(leaf.state, leaf.mask, leaf.player, leaf.first) for leaf in open_leaves],
+                           values=values)
+        for leaf, (logits, gain) in zip(open_leaves, outputs, strict=True):
+            leaf.logits = logits
+            leaf.value = self._leaf_value(leaf.state, gain, leaf.seed)
+            _widen(bounds, leaf.value)
+
+    def _leaf_value(self, state: State, gain: np.ndarray | None, seed: int) -> np.ndarray:
+        """``value_weight`` * (totals + predicted gain) + the rest from a rollout (it consumes ``state``)."""
         weight = self.value_weight
-        logits, gain = self.evaluate(state, mask, player, values=weight > 0)
         value = np.zeros(self.game.num_players())
         if weight > 0:
             value += weight * (self.game.returns(state) + gain)
         if weight < 1:
             value += (1.0 - weight) * np.asarray(self.game.rollout_returns(state, seed, self.rollout),
                                                  dtype=np.float64)
+        return value
+
+    def _expand(self, state: State, mask: np.ndarray, player: int, seed: int, bounds: list[float]) -> _Node:
+        """A new node for ``state`` (a determinized copy: a rollout consumes it) with its leaf value."""
+        logits, gain = self.evaluate(state, mask, player, values=self.value_weight > 0)
+        value = self._leaf_value(state, gain, seed)
         _widen(bounds, value)
         return _Node(logits, value)
 
@@ -286,15 +382,60 @@ class PUCTSearch:
             prior = (1.0 - self.noise) * prior + self.noise * noise[legal]
         lo, hi = bounds
         scale = hi - lo if hi > lo else 1.0
-        q = np.full(legal.size, (node.w[player] / node.n - lo) / scale)
+        virtual = node.pending  # virtual losses of this round: visits worth ``lo`` to every seat
+        if virtual:
+            q = np.full(legal.size, ((node.w[player] + virtual * lo) / (node.n + virtual) - lo) / scale)
+        else:
+            q = np.full(legal.size, (node.w[player] / node.n - lo) / scale)
         visits = np.zeros(legal.size)
         slots = node.slot[legal]
         known = np.flatnonzero(slots >= 0)
         if known.size:
             s = slots[known]
-            visits[known] = node.visits[s]
-            q[known] = (node.sums[s, player] / node.visits[s] - lo) / scale
+            if virtual:
+                extra = node.virtual[s]
+                visits[known] = node.visits[s] + extra
+                q[known] = ((node.sums[s, player] + extra * lo) / visits[known] - lo) / scale
+            else:
+                visits[known] = node.visits[s]
+                q[known] = (node.sums[s, player] / node.visits[s] - lo) / scale
         return int(legal[np.argmax(puct_scores(prior, visits, q, self.c_puct))])
+
+
+@dataclass(slots=True)
+class _Leaf:
+    """One selected path of a round: its end state (None when the game ended there), who acts there,
+    the rollout seed, and after evaluation its value and (for a new node) prior logits."""
+
+    path: list[tuple[_Node, int]]
+    state: State | None
+    mask: np.ndarray
+    player: int
+    seed: int
+    value: np.ndarray | None
+    logits: np.ndarray | None = None
+    first: bool = True
+
+
+def _backup(leaf: _Leaf) -> None:
+    """Replace the path's virtual losses by the leaf's value; create the leaf's node (the first path of
+    the round to reach it) or count this path as another visit of it."""
+    value = leaf.value
+    for node, slot in leaf.path:
+        node.virtual[slot] -= 1.0
+        node.pending -= 1.0
+        node.visits[slot] += 1.0
+        node.sums[slot] += value
+        node.n += 1.0
+        node.w += value
+    if leaf.state is not None:
+        parent, slot = leaf.path[-1]
+        child = parent.kids[slot]
+        if child is None:
+            parent.kids[slot] = _Node(leaf.logits, value)
+        else:
+            child.n += 1.0
+            child.w += value
 
 
 def _widen(bounds: list[float], value: np.ndarray) -> None:

@@ -176,6 +176,13 @@ def test_explanations_list_visits_values_and_priors(carto_policy):
     assert all(0 <= c["prior"] <= 1 for c in found["candidates"])
 
 
+def _assert_one_line_error(spec: str, words: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        make_agent(spec, make_game("cartographers"))
+    message = str(caught.value)
+    assert words in message and "\n" not in message
+
+
 @pytest.mark.parametrize("options, words", [
     ("value=greedy", "value must be 'ppo:<checkpoint>'"),
     ("value=ppo:{p},engine=compiled", "use engine=python"),
@@ -189,8 +196,146 @@ def test_explanations_list_visits_values_and_priors(carto_policy):
     ("value=ppo:/no/such/policy.pt", "does not exist"),
 ])
 def test_bad_options_give_one_clear_line(carto_policy, options, words):
+    _assert_one_line_error("mcts:" + options.format(p=carto_policy), words)
+
+
+# ---- batched leaves (batch=k: virtual loss, one forward pass per network per round) ------------------
+
+
+def _forward_calls(net: torch.nn.Module) -> list[int]:
+    """A list that grows by one at every forward pass of ``net``."""
+    calls: list[int] = []
+    net.register_forward_pre_hook(lambda module, args: calls.append(1))
+    return calls
+
+
+def test_batch_1_is_the_unbatched_search(carto_policy):
     game = make_game("cartographers")
-    with pytest.raises(ConfigError) as caught:
-        make_agent("mcts:" + options.format(p=carto_policy), game)
-    message = str(caught.value)
-    assert words in message and "\n" not in message
+    state = _position(game)
+    runs = []
+    for extra in ({}, {"batch": 1}):
+        spec = puct_spec(carto_policy, simulations=24, value_weight=0.5, noise=0.25, **extra)
+        agent = make_agent(spec, game)
+        action = agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(5))
+        runs.append((action, agent.last_stats["visits"], agent.last_stats["best_mean"]))
+    assert agent._puct.batch == 1
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("name, options, batch", [
+    ("cartographers", {"players": 1}, 4), ("cartographers", {"players": 1}, 8),
+    pytest.param("cascadia", {"players": 2}, 8, marks=pytest.mark.slow)])
+def test_batched_full_games_are_legal_and_deterministic(tmp_path, name, options, batch):
+    path = tiny_policy(tmp_path / "policy.pt", name, **options)
+    game = make_game(name, **options)
+    specs = [puct_spec(path, simulations=8, value_weight=0.5, batch=batch)] * game.num_players()
+    played = []
+    for _ in range(2):
+        actions: list[int] = []
+
+        def legal(state, seat, action, actions=actions):
+            assert game.legal_mask(state)[action], (seat, action)
+            actions.append(action)
+
+        record = play_game(game, specs, seed=2, on_step=legal)
+        played.append((actions, record.totals))
+    assert played[0] == played[1] and len(played[0][0]) > 10
+
+
+@pytest.mark.parametrize("weight", [1, 0.5])
+def test_batched_search_counts_simulations_and_is_deterministic(carto_policy, weight):
+    game = make_game("cartographers")
+    state = _position(game)
+    runs = []
+    for batch in (8, 8, 1):
+        agent = make_agent(puct_spec(carto_policy, simulations=30, value_weight=weight, batch=batch), game)
+        action = agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(5))
+        visits = agent.last_stats["visits"]
+        assert game.legal_mask(state)[action]
+        assert sum(visits.values()) == agent.last_stats["simulations"] == 30
+        runs.append((action, visits, agent.last_stats["best_mean"]))
+    assert runs[0] == runs[1]
+    assert runs[0][1] != runs[2][1]  # virtual loss spreads a round's visits: another search than batch=1
+
+
+@pytest.mark.parametrize("batch, most", [(1, 33), (8, 5)])
+def test_a_batch_needs_one_forward_pass_per_round(tmp_path, carto_policy, batch, most):
+    game = make_game("cartographers")
+    state = _position(game)
+    other = tiny_policy(tmp_path / "other.pt", "cartographers", seed=1)
+    agent = make_agent(f"{puct_spec(carto_policy, simulations=32, batch=batch)},prior=ppo:{other}", game)
+    value_calls = _forward_calls(agent._puct.evaluate.value_net)
+    prior_calls = _forward_calls(agent._puct.evaluate.prior_net)
+    agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(0))
+    assert agent.last_stats["simulations"] == 32
+    assert len(value_calls) <= most and len(prior_calls) <= most  # the root's expansion + one per round
+    if batch == 1:
+        assert len(value_calls) == len(prior_calls) == 33
+
+
+@pytest.mark.parametrize("weight, two_nets", [(1, False), (1, True), (0, True)])
+def test_many_positions_in_one_pass_match_one_at_a_time(tmp_path, carto_policy, weight, two_nets):
+    game = make_game("cascadia", players=2)
+    path = tiny_policy(tmp_path / "value.pt", "cascadia", players=2)
+    other = tiny_policy(tmp_path / "prior.pt", "cascadia", players=2, seed=1) if two_nets else path
+    agent = make_agent(f"{puct_spec(path, batch=4, value_weight=weight)},prior=ppo:{other}", game)
+    evaluate = agent._puct.evaluate
+    states = [_position(game, seed=s, moves=m) for s, m in ((1, 0), (2, 3), (3, 5))]
+    leaves = [(s, game.legal_mask(s), game.current_player(s), wants)
+              for s, wants in zip(states, (True, False, True), strict=True)]
+    together = evaluate.many(leaves, values=weight > 0)
+    for (state, mask, player, wants), (logits, gain) in zip(leaves, together, strict=True):
+        one_logits, one_gain = evaluate(state, mask, player, values=weight > 0)
+        assert (logits is not None) == wants
+        if wants:
+            np.testing.assert_allclose(logits, one_logits, rtol=1e-4, atol=1e-4)
+        if weight > 0:
+            assert gain.shape == (2,)
+            np.testing.assert_allclose(gain, one_gain, rtol=1e-4, atol=1e-4)
+        else:
+            assert gain is None
+
+
+def test_paths_of_a_round_on_the_same_new_node_share_it():
+    game = make_game("cartographers")
+    state = _position(game)
+    mask = game.legal_mask(state)
+    favourite = int(np.flatnonzero(mask)[-1])
+    search = PUCTSearch(game, _FavouriteAction(game, favourite), simulations=16, value_weight=1.0, batch=8)
+    root, sims = search._search(state, mask, np.flatnonzero(mask), game.current_player(state), 7, 0.0,
+                                np.random.default_rng(0))
+    assert sims == 16
+    favourite_slot = int(root.slot[favourite])
+    child = root.kids[favourite_slot]
+    assert child is not None and root.visits[favourite_slot] >= 8  # a whole round went the prior's way
+
+    def check(node):  # no virtual loss is left, and every child's visits are its parent's count of it
+        assert node.pending == 0 and not node.virtual.any()
+        for slot, kid in enumerate(node.kids):
+            if kid is not None:
+                assert kid.n == node.visits[slot]
+                check(kid)
+
+    check(root)
+    assert root.n == 1 + sims
+
+
+def test_a_batched_time_limit_counts_whole_rounds(carto_policy):
+    game = make_game("cartographers")
+    state = _position(game)
+    agent = make_agent(puct_spec(carto_policy, simulations="none", time_limit=0.2, batch=4), game)
+    agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(0))
+    sims = agent.last_stats["simulations"]
+    assert sims > 0 and sims % 4 == 0 and agent.last_stats["seconds"] < 0.5
+
+
+@pytest.mark.parametrize("options, words", [
+    ("value=ppo:{p},batch=0", "batch (leaves per forward pass) must be a positive integer, got 0"),
+    ("value=ppo:{p},batch=-2", "must be a positive integer, got -2"),
+    ("value=ppo:{p},batch=2.5", "must be a positive integer, got 2.5"),
+    ("value=ppo:{p},batch=many", "must be a positive integer, got 'many'"),
+    ("value=ppo:{p},batch=true", "must be a positive integer, got True"),
+    ("batch=4", "batch belong(s) to the network-guided search"),
+])
+def test_bad_batch_values_give_one_clear_line(carto_policy, options, words):
+    _assert_one_line_error("mcts:" + options.format(p=carto_policy), words)
