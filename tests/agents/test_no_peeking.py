@@ -109,17 +109,26 @@ def test_the_harness_catches_a_peeking_cartographers_agent():
 # ---- network-guided PUCT (mcts:value=ppo:...) ----------------------------------------------------
 
 
-@pytest.mark.parametrize("weight", [1, 0.5])
-def test_puct_search_does_not_read_the_hidden_future(tmp_path, weight):
+def _assert_puct_is_blind(tmp_path, options: str) -> None:
+    """The PUCT search with ``options`` decides the same on twins differing only in the hidden deck."""
     from agents.base import make_agent
     from tests.agents.test_puct import tiny_policy
 
     path = tiny_policy(tmp_path / "policy.pt", "cartographers")
-    spec = f"mcts:value=ppo:{path},simulations=16,value_weight={weight}"
+    spec = f"mcts:value=ppo:{path},simulations=16,{options}"
     for seed in range(2):
         game, first, second = _carto_twins(seed)
         a, b = decisions_on_twins(game, lambda game=game: make_agent(spec, game), first, second, seed)
         assert a == b
+
+
+@pytest.mark.parametrize("weight", [1, 0.5])
+def test_puct_search_does_not_read_the_hidden_future(tmp_path, weight):
+    _assert_puct_is_blind(tmp_path, f"value_weight={weight}")
+
+
+def test_batched_puct_search_does_not_read_the_hidden_future(tmp_path):
+    _assert_puct_is_blind(tmp_path, "value_weight=0.5,batch=4")
 
 
 def test_the_harness_catches_a_peeking_puct_search(tmp_path):
