@@ -38,8 +38,9 @@ def _mcts_label(options: dict[str, Any]) -> str:
     if options.get("value") is not None:  # PUCT with a value network (agents/puct.py)
         weight = options.get("value_weight", 1.0)
         parts = ["/".join(budget) or "200", f"value_weight {weight}"]
-        if options.get("c_puct") is not None:
-            parts.append(f"c_puct {options['c_puct']}")
+        for key in ("c_puct", "batch"):
+            if options.get(key) is not None:
+                parts.append(f"{key} {options[key]}")
         return f"puct({', '.join(parts)})"
     prior = options.get("prior")
     if prior is not None and str(prior) != rollout:

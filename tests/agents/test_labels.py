@@ -24,6 +24,7 @@ from envs.core.registry import make_game
     ("mcts:simulations=96,rollout=greedy,label=strong", "strong"),
     ("mcts:prior=ppo:a.pt,value=ppo:a.pt,simulations=16,value_weight=0.5", "puct(16, value_weight 0.5)"),
     ("mcts:value=ppo:a.pt,simulations=64,c_puct=2", "puct(64, value_weight 1.0, c_puct 2)"),
+    ("mcts:value=ppo:a.pt,simulations=64,batch=8", "puct(64, value_weight 1.0, batch 8)"),
     ({"name": "mcts", "simulations": 8, "rollout": "greedy"}, "mcts(8, greedy)"),
     ({"name": "greedy", "label": "mine"}, "mine"),
 ])
