@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "ladder": "experiments.ladder:ladder",
     "replay": "experiments.replay_html:replay_command",
     "train": "experiments.train_cli:train",
+    "exit-report": "experiments.exit_report:exit_report",
 }
 
 
