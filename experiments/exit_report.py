@@ -24,13 +24,16 @@ import json
 import shlex
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 import pandas as pd
 
 from envs.core.errors import ConfigError
 from experiments.ray_options import workers_option
+
+if TYPE_CHECKING:
+    from experiments.eval_config import EvalSpec
 
 STATE_FILE = "exit_state.json"
 #: history keys -> table columns, in table order (a key a run lacks, e.g. gating when it was off, stays empty)
@@ -191,7 +194,7 @@ def ladder_agents(run: Path, state: dict[str, Any], search: str | None, argmax: 
 
 
 def ladder_spec(state: dict[str, Any], agents: list[str], suite: str | None, seeds: str | None,
-                games: int | None):
+                games: int | None) -> EvalSpec:
     """The ladder's evaluation: ``agents`` on the run's game and options, over the chosen seeds (each
     agent at its own tables for multiplayer games, as in gating)."""
     from experiments.ladder import build_ladder_spec, default_metric
@@ -209,7 +212,8 @@ def ladder_spec(state: dict[str, Any], agents: list[str], suite: str | None, see
     return spec
 
 
-def play_ladder(spec, out: Path, workers: int, progress: bool, command: str) -> tuple[pd.DataFrame, str]:
+def play_ladder(spec: EvalSpec, out: Path, workers: int, progress: bool,
+                command: str) -> tuple[pd.DataFrame, str]:
     """Play ``spec`` as a ladder part into ``out``, combine every part there, write the ladder."""
     from experiments.ladder import combine_parts, play_part, write_ladder
 
