@@ -133,7 +133,7 @@ class MCTSAgent:
                  prior: str = "random", max_depth: int | None = None, determinize_every: int = 1,
                  seed_offset: int = 0, engine: str = "python", paired: bool = False,
                  value: str | None = None, value_weight: float | None = None, c_puct: float | None = None,
-                 noise: float | None = None, batch: int | None = None):
+                 noise: float | None = None, batch: int | None = None, exact_tiles: Any = None):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -177,6 +177,10 @@ class MCTSAgent:
                 raise ConfigError("mcts: engine=compiled is the root bandit with random rollouts: it takes "
                                   "no rollout, max_depth, determinize_every or paired option")
             max_depth = 1
+        if exact_tiles is not None and not getattr(turn_search, "EXACT_ENDGAME", False):
+            raise ConfigError("mcts: exact_tiles is an option of the compiled Dorfromantik search "
+                              "(engine=compiled)")
+        self.exact_tiles = exact_tiles  # validated by the turn search
         self.game = game
         self.simulations = simulations
         self.time_limit = None if time_limit is None else float(time_limit)

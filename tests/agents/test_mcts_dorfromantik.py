@@ -239,3 +239,76 @@ def test_the_search_completes_tasks_where_greedy_completes_none(game):
     search = play_game(game, ["mcts:engine=compiled,rollout=greedy,simulations=32,widening=1/0.33"], 1047)
     assert greedy.extras[0]["completed_tasks"] == 0
     assert search.extras[0]["completed_tasks"] >= 8 and search.totals[0] > greedy.totals[0] + 40
+
+
+# ---- the exact endgame (exact_tiles) ---------------------------------------------------------------
+
+EXACT = "mcts:engine=compiled,rollout=greedy,simulations=16,widening=1/0.5,exact_tiles=1"
+
+
+def _last_placement(game, seed: int):
+    """The position of the last landscape tile of a greedy game."""
+    state = game.new_game(seed)
+    greedy = make_agent("greedy", game)
+    rng = np.random.default_rng(seed)
+    while int(state.meta[K.M_LAND_POS]) < K.NUM_LAND:
+        game.step(state, greedy.act(state, game.legal_mask(state), rng))
+    return state
+
+
+def _final_scores(game, state) -> dict[int, int | None]:
+    """Final score of every legal action, None when the game goes on after it."""
+    out = {}
+    for action in np.flatnonzero(game.legal_mask(state)):
+        after = state.copy()
+        game.step(after, int(action))
+        out[int(action)] = game.scores(after)[0].total if game.is_over(after) else None
+    return out
+
+
+def test_exact_endgame_picks_the_best_final_placement(game):
+    checked = beaten = 0
+    for seed, hand in [(s, h) for s in (0, 1, 3, 4) for h in range(-1, 3)]:
+        state = _last_placement(game, seed)
+        if hand >= 0:  # or one of the tiles set aside unseen in hand instead: other last placements
+            game.set_hand(state, game.data.tile_ids[int(state.deck[hand])])
+        finals = _final_scores(game, state)
+        if any(v is None for v in finals.values()):
+            continue  # a placement would free a task slot: not the last one for every choice
+        agent = make_agent(EXACT, game)
+        action = agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(seed))
+        assert agent.last_stats["exact"] and agent.last_stats["candidates"] > 20
+        assert finals[action] == max(finals.values()), seed
+        assert agent.last_stats["best_mean"] == finals[action]
+        checked += 1
+        beaten += min(finals.values()) < finals[action]
+    assert checked >= 10 and beaten >= 2
+
+
+def test_exact_endgame_is_deterministic_and_can_be_turned_off(game):
+    state = _last_placement(game, 0)
+    mask = game.legal_mask(state)
+    picks = set()
+    for seed in range(3):
+        agent = make_agent(EXACT, game)
+        picks.add(agent.act(state.copy(), mask, np.random.default_rng(seed)))
+        assert agent.last_stats["exact"] and agent.last_stats["simulations"] == 0
+    assert len(picks) == 1
+    off = make_agent(EXACT.replace("exact_tiles=1", "exact_tiles=0"), game)
+    off.act(state.copy(), mask, np.random.default_rng(0))
+    assert "exact" not in off.last_stats and off.last_stats["simulations"] == 16
+    early = make_agent(EXACT, game)
+    mid = _midgame(game, 0, 30)
+    early.act(mid, game.legal_mask(mid), np.random.default_rng(0))
+    assert "exact" not in early.last_stats
+
+
+@pytest.mark.parametrize("bad", ["-1", "4", "x", "1.5"])
+def test_exact_tiles_option_errors(game, bad):
+    with pytest.raises(ConfigError, match="exact_tiles"):
+        make_agent(EXACT.replace("exact_tiles=1", f"exact_tiles={bad}"), game)
+
+
+def test_exact_tiles_needs_the_compiled_dorfromantik_search(game):
+    with pytest.raises(ConfigError, match="exact_tiles"):
+        make_agent("mcts:simulations=8,exact_tiles=1", game)

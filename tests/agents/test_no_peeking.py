@@ -211,3 +211,37 @@ def test_the_harness_catches_a_peeking_dorfromantik_search():
         a, b = decisions_on_twins(game, lambda game=game: make(game), first, second, seed)
         differing += a != b
     assert differing >= 2
+
+
+def _dorf_endgame_twins(seed: int, stack_left: int):
+    """Twins at the placement where ``stack_left`` landscape tiles remain, the hidden
+    landscape and task orders differing."""
+    from agents.base import make_agent
+    from envs.core.registry import make_game
+    from envs.dorfromantik import kernels as K
+
+    game = make_game("dorfromantik")
+    state = game.new_game(seed)
+    greedy = make_agent("greedy", game)
+    rng = np.random.default_rng(seed)
+    while K.NUM_LAND - int(state.meta[K.M_LAND_POS]) > stack_left:
+        game.step(state, greedy.act(state, game.legal_mask(state), rng))
+    first, second = twin_states(game, state, np.random.default_rng(seed + 100))
+    assert not np.array_equal(first.deck, second.deck)
+    assert np.array_equal(first.cells, second.cells) and np.array_equal(first.meta, second.meta)
+    return game, first, second
+
+
+@pytest.mark.parametrize(("exact", "stack_left"), [(1, 0), (2, 1)])
+def test_dorfromantik_exact_endgame_does_not_read_the_hidden_future(exact, stack_left):
+    from agents.base import make_agent
+
+    solved = 0
+    for seed in range(3):
+        game, first, second = _dorf_endgame_twins(seed, stack_left)
+        spec = f"{DORF_AGENTS[0]},exact_tiles={exact}"
+        a, b = decisions_on_twins(game, lambda game=game, spec=spec: make_agent(spec, game), first, second,
+                                  seed)
+        assert a == b
+        solved += bool(a[1].get("exact"))  # else the future was too large and the sampled search chose
+    assert solved >= 2
