@@ -285,6 +285,30 @@ def test_exact_endgame_picks_the_best_final_placement(game):
     assert checked >= 10 and beaten >= 2
 
 
+def test_exact_value_with_task_draws_agrees_with_sampled_futures(game):
+    """Where the last landscape placement frees a task slot, the enumerated value (every task tile and
+    marker that can come next) matches the mean of many sampled greedy playouts."""
+    from agents.mcts_dorfromantik_endgame import Endgame
+
+    state = _last_placement(game, 17)  # six placements there complete a task
+    _, pairs, _ = M.candidate_placements(game, state, game.legal_mask(state))
+    endgame = Endgame(game)
+    compared = 0
+    for pair in pairs:
+        before = endgame.outcomes
+        value = endgame.values(state, pair[None, :])[0]
+        if endgame.outcomes == before:
+            continue  # the game ends after it: exact by construction
+        search = M.TurnSearch(make_agent(EXACT, game))
+        samples = np.array([search._play(state, pair, seed) for seed in range(1500)])
+        assert samples.std() > 0  # the drawn task tile and marker matter
+        assert abs(samples.mean() - value) < 4 * samples.std() / np.sqrt(samples.size) + 1e-9
+        compared += 1
+        if compared == 2:
+            return
+    pytest.fail("no placement frees a task slot in this position")
+
+
 def test_exact_endgame_is_deterministic_and_can_be_turned_off(game):
     state = _last_placement(game, 0)
     mask = game.legal_mask(state)
