@@ -194,6 +194,12 @@ def _assert_one_line_error(spec: str, words: str) -> None:
     ("value=ppo:{p},noise=1", "noise (root Dirichlet fraction) must be in [0, 1)"),
     ("value=ppo:{p},c_puct=-1", "c_puct must be >= 0"),
     ("value=ppo:/no/such/policy.pt", "does not exist"),
+    ("value=ppo:{p},batch=0", "batch (leaves per forward pass) must be a positive integer, got 0"),
+    ("value=ppo:{p},batch=-2", "must be a positive integer, got -2"),
+    ("value=ppo:{p},batch=2.5", "must be a positive integer, got 2.5"),
+    ("value=ppo:{p},batch=many", "must be a positive integer, got 'many'"),
+    ("value=ppo:{p},batch=true", "must be a positive integer, got True"),
+    ("batch=4", "batch belong(s) to the network-guided search"),
 ])
 def test_bad_options_give_one_clear_line(carto_policy, options, words):
     _assert_one_line_error("mcts:" + options.format(p=carto_policy), words)
@@ -327,15 +333,3 @@ def test_a_batched_time_limit_counts_whole_rounds(carto_policy):
     agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(0))
     sims = agent.last_stats["simulations"]
     assert sims > 0 and sims % 4 == 0 and agent.last_stats["seconds"] < 0.5
-
-
-@pytest.mark.parametrize("options, words", [
-    ("value=ppo:{p},batch=0", "batch (leaves per forward pass) must be a positive integer, got 0"),
-    ("value=ppo:{p},batch=-2", "must be a positive integer, got -2"),
-    ("value=ppo:{p},batch=2.5", "must be a positive integer, got 2.5"),
-    ("value=ppo:{p},batch=many", "must be a positive integer, got 'many'"),
-    ("value=ppo:{p},batch=true", "must be a positive integer, got True"),
-    ("batch=4", "batch belong(s) to the network-guided search"),
-])
-def test_bad_batch_values_give_one_clear_line(carto_policy, options, words):
-    _assert_one_line_error("mcts:" + options.format(p=carto_policy), words)
