@@ -47,6 +47,8 @@ def _mcts_label(options: dict[str, Any]) -> str:
         parts.append(f"prior {prior}")
     if str(options.get("engine", "python")) != "python":
         parts.append(str(options["engine"]))
+    if str(options.get("halving", "false")).lower() == "true":
+        parts.append("halving")
     return f"mcts({', '.join(parts)})"
 
 

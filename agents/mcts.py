@@ -133,7 +133,8 @@ class MCTSAgent:
                  prior: str = "random", max_depth: int | None = None, determinize_every: int = 1,
                  seed_offset: int = 0, engine: str = "python", paired: bool = False,
                  value: str | None = None, value_weight: float | None = None, c_puct: float | None = None,
-                 noise: float | None = None, batch: int | None = None, exact_tiles: Any = None):
+                 noise: float | None = None, batch: int | None = None, exact_tiles: Any = None,
+                 halving: bool = False):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -180,6 +181,12 @@ class MCTSAgent:
         if exact_tiles is not None and not getattr(turn_search, "EXACT_ENDGAME", False):
             raise ConfigError("mcts: exact_tiles is an option of the compiled Dorfromantik search "
                               "(engine=compiled)")
+        if not isinstance(halving, bool):
+            raise ConfigError(f"mcts: halving must be true or false, got {halving!r}")
+        if halving and not getattr(turn_search, "HALVING", False):
+            raise ConfigError("mcts: halving=true (sequential halving) is an option of the compiled turn "
+                              "searches of cascadia and cartographers (engine=compiled)")
+        self.halving = halving
         self.exact_tiles = exact_tiles  # validated by the turn search
         self.game = game
         self.simulations = simulations

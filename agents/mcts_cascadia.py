@@ -38,6 +38,7 @@ from numba import njit
 
 from agents.explain import search_statistics
 from agents.greedy.cascadia import DEFAULT_WEIGHTS, NATURE_COST, plan_turn, play_greedy, token_values
+from agents.halving import run_halving
 from envs.cascadia import kernels as K
 from envs.core.errors import ConfigError
 from envs.core.rng import next_u64, shuffle_prefix
@@ -150,6 +151,8 @@ def candidate_turns(game, state, weights: np.ndarray) -> tuple[np.ndarray, np.nd
 class TurnSearch:
     """Whole-turn search for one :class:`agents.mcts.MCTSAgent` (see the module docstring)."""
 
+    HALVING = True  # takes halving=true (agents.halving)
+
     def __init__(self, agent):
         self.agent = agent
         self.game = agent.game
@@ -225,6 +228,8 @@ class TurnSearch:
             budget = fit if budget is None else min(budget, fit)
         width = cands.shape[0] if k_widen <= 0 else min(cands.shape[0], math.ceil(k_widen * budget ** alpha))
         width = max(width, 1)
+        if agent.halving:
+            return self._search_halving(src, det, work, cands, width, budget, stream, deadline, player, start)
         futures = max(1, agent.simulations // width) if agent.simulations is not None else 1 << 62
         sums = np.zeros((width, game.num_players()))
         done = 0
@@ -259,6 +264,35 @@ class TurnSearch:
             turns = [{"turn": [int(a) for a in cands[i] if a >= 0]} for i in range(width)]
             self._explain(search_statistics("mcts", cands[:width, 0], np.full(width, done), means,
                                             int(cands[best, 0]), sims, details=turns))
+        return cands[best]
+
+    def _search_halving(self, src, det, work, cands: np.ndarray, width: int, budget: int, stream: np.ndarray,
+                        deadline: float | None, player: int, start: float) -> np.ndarray:
+        """``halving=true``: the first ``width`` candidates by sequential halving within ``budget``
+        playouts (:func:`agents.halving.run_halving`; same paired futures and greedy playouts)."""
+        agent, game = self.agent, self.game
+        seats = game.num_players()
+
+        def play(k: int, seed: int) -> np.ndarray:
+            out = np.zeros((1, seats))
+            self._playout(src, det, work, cands[k:k + 1], np.array([seed], dtype=np.uint64), out)
+            return out[0]
+
+        best, sums, counts, sims = run_halving(width, budget, seats, player, stream, play, deadline)
+        elapsed = time.perf_counter() - start
+        means = sums[:, player] / np.maximum(counts, 1)
+        agent.total_simulations += sims
+        agent.total_seconds += elapsed
+        agent.last_stats = {
+            "simulations": sims, "seconds": elapsed, "sims_per_s": sims / elapsed if elapsed else 0.0,
+            "children": width, "best_visits": int(counts[best]), "best_mean": float(means[best]),
+            "greedy_mean": float(means[0]),
+            "visits": {int(cands[i, 0]): int(counts[i]) for i in range(width)},
+        }
+        if agent.explaining:
+            turns = [{"turn": [int(a) for a in cands[i] if a >= 0]} for i in range(width)]
+            self._explain(search_statistics("mcts", cands[:width, 0], counts, means, int(cands[best, 0]),
+                                            sims, details=turns))
         return cands[best]
 
     def _explain(self, explanation: dict) -> None:
