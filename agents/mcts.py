@@ -171,7 +171,7 @@ class MCTSAgent:
         turn_search = None
         if engine == "compiled":
             self._compiled = _compiled_search(game)
-            turn_search = getattr(self._compiled, "TurnSearch", None)
+            turn_search = _turn_search_class(self._compiled, game, rollout)
             if turn_search is not None:
                 turn_search.check_options(rollout, max_depth, determinize_every, simulations)
             elif rollout != "random" or max_depth not in (None, 1) or determinize_every != 1 or paired:
@@ -515,6 +515,18 @@ def _rollout_function(game: Game, policy: str):
 #: games with a compiled root search (engine="compiled")
 COMPILED_SEARCH = {"cartographers": "agents.mcts_cartographers", "cascadia": "agents.mcts_cascadia",
                    "dorfromantik": "agents.mcts_dorfromantik"}
+
+
+#: compiled flat searches with greedy playouts beside a game's random-rollout root bandit
+GREEDY_TURN_SEARCH = {"cartographers": "agents.mcts_cartographers_flat"}
+
+
+def _turn_search_class(module, game: Game, rollout: str):
+    """The compiled search's ``TurnSearch`` class for ``rollout`` (None: the root bandit)."""
+    turn_search = getattr(module, "TurnSearch", None)
+    if turn_search is None and rollout == "greedy" and game.name in GREEDY_TURN_SEARCH:
+        turn_search = importlib.import_module(GREEDY_TURN_SEARCH[game.name]).TurnSearch
+    return turn_search
 
 
 def _compiled_search(game: Game):

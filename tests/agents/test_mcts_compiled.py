@@ -49,7 +49,7 @@ def test_compiled_search_budget_stats_and_determinism(game):
 
 def test_compiled_search_rejects_what_it_does_not_do(game):
     with pytest.raises(ConfigError, match="engine=compiled"):
-        make_agent("mcts:engine=compiled,rollout=greedy", game)
+        make_agent("mcts:engine=compiled,paired=true", game)
     with pytest.raises(ConfigError, match="engine must be"):
         make_agent("mcts:engine=gpu", game)
     with pytest.raises(ConfigError, match="no compiled search"):

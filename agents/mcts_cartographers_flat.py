@@ -1,0 +1,174 @@
+"""Compiled flat search for Cartographers with greedy playouts (``engine=compiled,rollout=greedy``).
+
+The root bandit of :mod:`agents.mcts_cartographers` plays random rollouts; this search instead
+values each candidate decision by paired greedy playouts, as the Cascadia turn search does:
+
+1. **Candidates**: every legal decision valued by the greedy agent's evaluation
+   (:func:`agents.greedy.cartographers_kernels.score_candidates`), best first (the greedy choice
+   first; ties keep the listing order); the first ``ceil(k * budget ** alpha)`` are compared
+   (``widening=k/alpha``; off: all).
+2. **Paired futures**: a future is a 64-bit seed; a playout of candidate ``c`` on it resamples the
+   hidden cards from their canonical order (:func:`agents.mcts_cartographers.determinize_into`),
+   plays ``c`` and then the compiled greedy policy to the end, and returns every seat's final
+   total. Every candidate sees the same futures, so their differences carry little card-order noise.
+3. **Schedule**: an even split (every candidate plays ``simulations // width`` futures) or, with
+   ``halving=true``, sequential halving (:mod:`agents.halving`).
+4. **Choice**: the best mean total of the acting seat (max-n), ties to the greedy order.
+
+``time_limit`` makes it anytime as in the Cascadia search: the first playout's duration caps the
+budget, only futures that every compared candidate finished count, and with none the greedy
+choice is played.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import njit
+
+from agents.explain import search_statistics
+from agents.greedy import cartographers_kernels as G
+from agents.greedy.cartographers_kernels import greedy_playout, step
+from agents.halving import run_halving
+from agents.mcts_cartographers import determinize_into
+from envs.cartographers.kernels import totals
+from envs.core.errors import ConfigError
+from envs.core.rng import next_u64
+
+
+@njit(cache=True)
+def _copy_state(src, dst) -> None:
+    dst[0][:] = src[0]
+    dst[1][:] = src[1]
+    dst[2][:] = src[2]
+    dst[3][:] = src[3]
+    dst[4][:] = src[4]
+    dst[5][:] = src[5]
+    dst[6][:] = src[6]
+    dst[7][:] = src[7]
+    dst[8][:] = src[8]
+
+
+@njit(cache=True)
+def paired_playout(st, det, work, tb, w: np.ndarray, action: int, seed: np.uint64, out: np.ndarray) -> None:
+    """Final totals (``out``, float64[seats]) of ``action`` then greedy play to the end, on the
+    future drawn from ``seed`` (the same seed gives every action the same hidden cards)."""
+    stream = np.empty(1, np.uint64)
+    stream[0] = seed
+    determinize_into(st, det, stream)
+    _copy_state(det, work)
+    step(work, tb, action)
+    greedy_playout(work, tb, w, 0.0, stream)
+    t = totals(work[8])
+    for p in range(out.shape[0]):
+        out[p] = t[p]
+
+
+def run_uniform(width: int, budget: int | None, seats: int, player: int, stream: np.ndarray, play,
+                deadline: float | None) -> tuple[int, np.ndarray, np.ndarray, int]:
+    """Every candidate plays each of ``budget // width`` futures (until ``deadline``); same result
+    shape as :func:`agents.halving.run_halving`."""
+    sums = np.zeros((width, seats))
+    counts = np.zeros(width, dtype=np.int64)
+    futures = max(1, budget // width) if budget is not None else 1 << 62
+    played = 0
+    for _ in range(futures):
+        seed = int(next_u64(stream))
+        this = np.zeros((width, seats))
+        for k in range(width):
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            this[k] = play(k, seed)
+            played += 1
+        else:
+            sums += this
+            counts += 1
+            continue
+        break
+    means = sums[:, player] / np.maximum(counts, 1)
+    best = int(np.argmax(means)) if counts[0] else 0  # first of the best: ties keep the greedy order
+    return best, sums, counts, played
+
+
+class TurnSearch:
+    """Flat paired search for one :class:`agents.mcts.MCTSAgent` (see the module docstring)."""
+
+    HALVING = True
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.game = agent.game
+        self.weights = G.DEFAULT_WEIGHTS
+        self._buf = np.empty((4096, 2), dtype=np.int32)
+        self._actions = np.empty(G.MAX_CANDIDATES, dtype=np.int64)
+        self._values = np.empty(G.MAX_CANDIDATES, dtype=np.float64)
+
+    @staticmethod
+    def check_options(rollout: str, max_depth: int | None, determinize_every: int, simulations: int | None,
+                      ) -> None:
+        if max_depth not in (None, 1) or determinize_every != 1:
+            raise ConfigError("mcts: engine=compiled,rollout=greedy for cartographers is a flat search over "
+                              "paired futures: it takes no max_depth or determinize_every")
+
+    def candidates(self, state, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Legal actions best first by the greedy evaluation (ties: listing order), and their values."""
+        n = G.score_candidates(state.arrays(), self.game.tb, self.weights, self._buf, self._actions,
+                               self._values)
+        actions, values = self._actions[:n], self._values[:n]
+        order = np.argsort(-values, kind="stable")
+        keep = legal_mask[actions[order]]
+        return actions[order][keep], values[order][keep]
+
+    def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
+        agent, game = self.agent, self.game
+        legal = np.flatnonzero(legal_mask)
+        if legal.size == 1:
+            agent.last_stats = {"simulations": 0, "seconds": 0.0, "forced": True}
+            if agent.explaining:
+                agent.last_explanation = {"kind": "mcts", "chosen": int(legal[0]), "forced": True,
+                                          "candidates": [{"action": int(legal[0])}]}
+            return int(legal[0])
+        cands, _ = self.candidates(state, legal_mask)
+        if cands.size == 0:  # the evaluation lists every legal decision; this guards a mismatch
+            raise RuntimeError("cartographers flat search: no legal candidate")
+        seats = game.num_players()
+        player = game.current_player(state)
+        seed = int(rng.integers(2**62)) ^ (agent.seed_offset * 0x9E3779B97F4A7C15 % 2**62)
+        stream = np.array([seed], dtype=np.uint64)
+        src = state.arrays()
+        det = tuple(a.copy() for a in src)
+        work = tuple(a.copy() for a in src)
+        tb, w = game.tb, self.weights
+
+        def play(k: int, future: int) -> np.ndarray:
+            out = np.zeros(seats)
+            paired_playout(src, det, work, tb, w, int(cands[k]), np.uint64(future), out)
+            return out
+
+        start = time.perf_counter()
+        deadline = None if agent.time_limit is None else start + agent.time_limit
+        budget = agent.simulations
+        if agent.time_limit is not None:  # no more playouts than the first one's duration says will fit
+            play(0, int(next_u64(np.array([seed ^ 0x5A5A], dtype=np.uint64))))
+            fit = max(1, int(agent.time_limit / max(time.perf_counter() - start, 1e-6)))
+            budget = fit if budget is None else min(budget, fit)
+        k_widen, alpha = agent.widening
+        width = cands.size if k_widen <= 0 else min(cands.size, math.ceil(k_widen * budget ** alpha))
+        width = max(width, 1)
+        schedule = run_halving if agent.halving else run_uniform
+        best, sums, counts, sims = schedule(width, budget, seats, player, stream, play, deadline)
+        elapsed = time.perf_counter() - start
+        means = sums[:, player] / np.maximum(counts, 1)
+        agent.total_simulations += sims
+        agent.total_seconds += elapsed
+        agent.last_stats = {
+            "simulations": sims, "seconds": elapsed, "sims_per_s": sims / elapsed if elapsed else 0.0,
+            "children": width, "best_visits": int(counts[best]), "best_mean": float(means[best]),
+            "greedy_mean": float(means[0]),
+        }
+        if agent.explaining:
+            agent.last_explanation = search_statistics("mcts", cands[:width], counts, means, int(cands[best]),
+                                                       sims)
+        return int(cands[best])

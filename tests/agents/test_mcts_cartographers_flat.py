@@ -1,0 +1,84 @@
+"""The compiled flat Cartographers search with greedy playouts (engine=compiled,rollout=greedy):
+candidates, budgets (even split and halving), determinism, time limit, option errors. Its
+no-peeking cases are in test_no_peeking.py."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.base import make_agent
+from envs.core.errors import ConfigError
+from envs.core.registry import make_game
+
+FLAT = "mcts:engine=compiled,rollout=greedy,simulations=24,widening=1/0.5"
+
+
+@pytest.fixture(scope="module")
+def game():
+    return make_game("cartographers")
+
+
+def _midgame(game, seed: int, steps: int = 5):
+    state = game.new_game(seed)
+    greedy = make_agent("greedy", game)
+    rng = np.random.default_rng(seed)
+    for _ in range(steps):
+        game.step(state, greedy.act(state, game.legal_mask(state), rng))
+    return state
+
+
+def test_candidates_are_the_legal_decisions_best_first(game):
+    state = _midgame(game, 4)
+    search = make_agent(FLAT, game)._turn_search
+    mask = game.legal_mask(state)
+    cands, values = search.candidates(state, mask)
+    assert sorted(cands.tolist()) == sorted(np.flatnonzero(mask).tolist())
+    assert np.all(np.diff(values) <= 0)
+    greedy = make_agent("greedy", game)
+    actions, greedy_values = greedy.action_values(state)
+    assert values[0] == greedy_values.max() and greedy_values[list(actions).index(cands[0])] == values[0]
+
+
+@pytest.mark.parametrize(("spec", "sims", "children", "best_visits"), [
+    (FLAT, 20, 5, 4),  # ceil(24 ** 0.5) = 5 candidates x 4 paired futures
+    (FLAT.replace("24", "40") + ",halving=true", 39, 7, 13),  # 7 x 1, 4 x 4, 2 x 8 (agents/halving.py)
+])
+def test_budget_statistics_and_determinism(game, spec, sims, children, best_visits):
+    state = _midgame(game, 6)
+    runs = []
+    for _ in range(2):
+        agent = make_agent(spec, game)
+        action = agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(2))
+        stats = agent.last_stats
+        assert (stats["simulations"], stats["children"]) == (sims, children)
+        assert stats["best_visits"] == best_visits
+        assert stats["best_mean"] >= stats["greedy_mean"]
+        runs.append((action, stats["best_mean"]))
+    assert runs[0] == runs[1] and game.legal_mask(state)[runs[0][0]]
+
+
+def test_one_candidate_plays_the_greedy_choice(game):
+    state = _midgame(game, 8)
+    # ceil(0.5 * 6 ** 0.01) = 1 candidate
+    agent = make_agent("mcts:engine=compiled,rollout=greedy,simulations=6,widening=0.5/0.01", game)
+    action = agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(0))
+    assert action == int(agent._turn_search.candidates(state, game.legal_mask(state))[0][0])
+    assert agent.last_stats["children"] == 1 and agent.last_stats["simulations"] == 6
+
+
+def test_time_limit_counts_whole_futures_only(game):
+    state = _midgame(game, 9)
+    agent = make_agent("mcts:engine=compiled,rollout=greedy,simulations=100000,time_limit=0.05", game)
+    agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(0))  # compiles
+    agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(1))
+    stats = agent.last_stats
+    assert stats["seconds"] < 1.0 and stats["best_visits"] >= 1
+    assert stats["simulations"] >= stats["best_visits"] * stats["children"]
+
+
+def test_options_that_do_not_apply_are_refused(game):
+    with pytest.raises(ConfigError, match="flat search"):
+        make_agent("mcts:engine=compiled,rollout=greedy,max_depth=3", game)
+    with pytest.raises(ConfigError, match="halving must be true or false"):
+        make_agent(FLAT + ",halving=yes", game)
