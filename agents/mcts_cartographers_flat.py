@@ -14,6 +14,9 @@ values each candidate decision by paired greedy playouts, as the Cascadia turn s
 3. **Schedule**: an even split (every candidate plays ``simulations // width`` futures) or, with
    ``halving=true``, sequential halving (:mod:`agents.halving`).
 4. **Choice**: the best mean total of the acting seat (max-n), ties to the greedy order.
+5. **Exact last decision**: when every candidate ends the game (the last card of winter), nothing
+   hidden is left to sample: every legal decision is valued by its exact final score, with no
+   widening and no playouts.
 
 ``time_limit`` makes it anytime as in the Cascadia search: the first playout's duration caps the
 budget, only futures that every compared candidate finished count, and with none the greedy
@@ -33,7 +36,7 @@ from agents.greedy import cartographers_kernels as G
 from agents.greedy.cartographers_kernels import greedy_playout, step
 from agents.halving import run_halving
 from agents.mcts_cartographers import determinize_into
-from envs.cartographers.kernels import totals
+from envs.cartographers.kernels import M_PHASE, PHASE_OVER, totals
 from envs.core.errors import ConfigError
 from envs.core.rng import next_u64
 
@@ -64,6 +67,25 @@ def paired_playout(st, det, work, tb, w: np.ndarray, action: int, seed: np.uint6
     t = totals(work[8])
     for p in range(out.shape[0]):
         out[p] = t[p]
+
+
+@njit(cache=True)
+def last_decision_totals(st, det, work, tb, actions: np.ndarray, seed: np.uint64, out: np.ndarray) -> bool:
+    """When every one of ``actions`` ends the game, write each one's exact final totals into
+    ``out`` (float64[n, seats]) and return True; False (``out`` partly written) otherwise. The
+    hidden cards are resampled first, so nothing depends on the real order (none is drawn)."""
+    stream = np.empty(1, np.uint64)
+    stream[0] = seed
+    determinize_into(st, det, stream)
+    for k in range(actions.shape[0]):
+        _copy_state(det, work)
+        step(work, tb, actions[k])
+        if work[6][M_PHASE] != PHASE_OVER:
+            return False
+        t = totals(work[8])
+        for p in range(out.shape[1]):
+            out[k, p] = t[p]
+    return True
 
 
 def run_uniform(width: int, budget: int | None, seats: int, player: int, stream: np.ndarray, play,
@@ -148,6 +170,9 @@ class TurnSearch:
             return out
 
         start = time.perf_counter()
+        exact = np.zeros((cands.size, seats))
+        if last_decision_totals(src, det, work, tb, cands, np.uint64(seed), exact):
+            return self._play_exact(cands, exact[:, player], start)
         deadline = None if agent.time_limit is None else start + agent.time_limit
         budget = agent.simulations
         if agent.time_limit is not None:  # no more playouts than the first one's duration says will fit
@@ -171,4 +196,18 @@ class TurnSearch:
         if agent.explaining:
             agent.last_explanation = search_statistics("mcts", cands[:width], counts, means, int(cands[best]),
                                                        sims)
+        return int(cands[best])
+
+    def _play_exact(self, cands: np.ndarray, values: np.ndarray, start: float) -> int:
+        """The game's last decision: every legal candidate valued by its exact final score (ties:
+        greedy order), no sampling."""
+        agent = self.agent
+        best = int(np.argmax(values))
+        elapsed = time.perf_counter() - start
+        agent.total_seconds += elapsed
+        agent.last_stats = {"simulations": 0, "seconds": elapsed, "exact": True, "children": int(cands.size),
+                            "best_mean": float(values[best]), "greedy_mean": float(values[0])}
+        if agent.explaining:
+            agent.last_explanation = search_statistics("mcts", cands, np.ones(cands.size), values,
+                                                       int(cands[best]), 0)
         return int(cands[best])

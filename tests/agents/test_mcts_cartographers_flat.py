@@ -82,3 +82,30 @@ def test_options_that_do_not_apply_are_refused(game):
         make_agent("mcts:engine=compiled,rollout=greedy,max_depth=3", game)
     with pytest.raises(ConfigError, match="halving must be true or false"):
         make_agent(FLAT + ",halving=yes", game)
+
+
+def test_the_last_decision_is_valued_exactly_over_every_legal_action(game):
+    state = game.new_game(11)
+    greedy = make_agent("greedy", game)
+    rng = np.random.default_rng(0)
+    while True:  # greedy play up to the decision after which the game is over
+        action = greedy.act(state, game.legal_mask(state), rng)
+        after = state.copy()
+        game.step(after, action)
+        if game.is_over(after):
+            break
+        state = after
+    mask = game.legal_mask(state)
+    finals = {}
+    for a in np.flatnonzero(mask):
+        s = state.copy()
+        game.step(s, int(a))
+        finals[int(a)] = float(game.returns(s)[0])
+    agent = make_agent("mcts:engine=compiled,rollout=greedy,simulations=8,widening=1/0.5", game)
+    chosen = agent.act(state.copy(), mask, np.random.default_rng(1))
+    stats = agent.last_stats
+    assert stats["exact"] and stats["simulations"] == 0 and stats["children"] == len(finals)
+    assert finals[chosen] == max(finals.values()) == stats["best_mean"]
+    earlier = make_agent("mcts:engine=compiled,rollout=greedy,simulations=8,widening=1/0.5", game)
+    earlier.act(_midgame(game, 11), game.legal_mask(_midgame(game, 11)), np.random.default_rng(1))
+    assert "exact" not in earlier.last_stats
