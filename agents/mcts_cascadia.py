@@ -19,6 +19,9 @@ this search acts on whole turns. At the first decision of a turn it
 4. plays the candidate with the best mean total of the acting seat (max-n: each seat maximises
    its own score), ties to the greedy order; the turn's remaining decisions follow that plan.
 
+On the game's last turn (every candidate ends the game) nothing hidden is left: every candidate
+turn is valued by its exact final total, with no widening and no playouts.
+
 Determinization (:func:`determinize_into`) mirrors ``CascadiaGame.determinize``: the unseen tiles
 (stack and box) are sorted into a canonical order, then shuffled with the search's own stream,
 and the chance stream for bag draws gets fresh bits, so the search never depends on the real
@@ -102,6 +105,31 @@ def paired_playouts(st, det, work, cands, n_cands, futures, stream, nbr, kind_ed
             K.score_all(work[2], work[3], work[5], work[7], work[11], nbr, tables, solo_min, solo_points, out)
             for p in range(players):
                 sums[k, p] += out[p, K.CAT_TOTAL]
+
+
+@njit(cache=True)
+def last_turn_totals(st, det, work, cands, stream, nbr, kind_edges, kind_info, tables, solo_min, solo_points,
+                     out) -> bool:
+    """When every candidate turn (``cands[k]``, -1 padded) ends the game, write each one's exact
+    final totals into ``out`` (float64[n, seats]) and return True; False otherwise. Played on a
+    determinization, so the real hidden order is never read (and none is drawn)."""
+    players = st[CTL][K.C_PLAYERS]
+    totals = np.zeros((players, K.NUM_CAT), np.int32)
+    determinize_into(st, det, stream)
+    for k in range(cands.shape[0]):
+        copy_state(det, work)
+        for i in range(cands.shape[1]):
+            a = cands[k, i]
+            if a < 0 or work[CTL][K.C_PHASE] == K.PHASE_OVER:
+                break
+            K.apply_action(a, work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7],
+                           work[8], work[9], work[10], work[11], work[12], nbr, kind_edges, kind_info)
+        if work[CTL][K.C_PHASE] != K.PHASE_OVER:
+            return False
+        K.score_all(work[2], work[3], work[5], work[7], work[11], nbr, tables, solo_min, solo_points, totals)
+        for p in range(players):
+            out[k, p] = totals[p, K.CAT_TOTAL]
+    return True
 
 
 def candidate_turns(game, state, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -218,6 +246,11 @@ class TurnSearch:
         det = tuple(a.copy() for a in src)
         work = tuple(a.copy() for a in src)
         start = time.perf_counter()
+        exact = np.zeros((cands.shape[0], game.num_players()))
+        d = game.data
+        if last_turn_totals(src, det, work, cands, stream.copy(), game.nbr, game.kind_edges, game.kind_info,
+                            game.tables, d.solo_bonus_min, d.solo_bonus_points, exact):
+            return self._play_exact(cands, exact[:, player], start)
         deadline = None if agent.time_limit is None else start + agent.time_limit
         future = np.array([next_u64(stream)], dtype=np.uint64)
         first = np.zeros((1, game.num_players()))
@@ -293,6 +326,21 @@ class TurnSearch:
             turns = [{"turn": [int(a) for a in cands[i] if a >= 0]} for i in range(width)]
             self._explain(search_statistics("mcts", cands[:width, 0], counts, means, int(cands[best, 0]),
                                             sims, details=turns))
+        return cands[best]
+
+    def _play_exact(self, cands: np.ndarray, values: np.ndarray, start: float) -> np.ndarray:
+        """The game's last turn: every candidate turn valued by its exact final total (ties: greedy
+        order), no widening and no sampling."""
+        agent = self.agent
+        best = int(np.argmax(values))
+        elapsed = time.perf_counter() - start
+        agent.total_seconds += elapsed
+        agent.last_stats = {"simulations": 0, "seconds": elapsed, "exact": True, "children": int(len(cands)),
+                            "best_mean": float(values[best]), "greedy_mean": float(values[0])}
+        if agent.explaining:
+            turns = [{"turn": [int(a) for a in c if a >= 0]} for c in cands]
+            self._explain(search_statistics("mcts", cands[:, 0], np.ones(len(cands)), values,
+                                            int(cands[best, 0]), 0, details=turns))
         return cands[best]
 
     def _explain(self, explanation: dict) -> None:

@@ -141,3 +141,28 @@ def test_time_budget_stops_after_the_futures_that_fit():
     stats = agent.last_stats
     assert stats["seconds"] < 1.0 and stats["best_visits"] >= 1
     assert stats["simulations"] == stats["best_visits"] * stats["children"]  # whole futures only
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_the_last_turn_is_valued_exactly_over_every_candidate_turn(players):
+    game = make_game("cascadia", players=players)
+    state = game.new_game(5)
+    greedy = CascadiaGreedyAgent(game)
+    rng = np.random.default_rng(0)
+    last = 20 * players - 1  # turns are counted over all seats
+    while int(state.ctl[K.C_TURN]) < last or int(state.ctl[K.C_PHASE]) != K.PHASE_MARKET:
+        game.step(state, greedy.act(state, game.legal_mask(state), rng))
+    cands, _ = M.candidate_turns(game, state, WEIGHTS)
+    finals = []
+    for turn in cands:
+        s = state.copy()
+        for a in turn[turn >= 0]:
+            game.step(s, int(a))
+        assert game.is_over(s)
+        finals.append(float(game.returns(s)[game.current_player(state)]))
+    agent = make_agent(SPEC, game)
+    first = agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(1))
+    stats = agent.last_stats
+    assert stats["exact"] and stats["simulations"] == 0 and stats["children"] == len(cands)
+    best = int(np.argmax(finals))
+    assert first == cands[best, 0] and stats["best_mean"] == max(finals)
