@@ -43,7 +43,10 @@ e.g. ``mcts:prior=ppo:runs/train-demo,value=ppo:runs/train-demo,simulations=64,v
 
 ``engine="compiled"`` runs a root search entirely in numba, for games listed in
 :data:`COMPILED_SEARCH`. Cartographers (agents/mcts_cartographers.py): the same search with
-``max_depth=1`` and random rollouts, 3-5x more simulations per second than the Python loop.
+``max_depth=1`` and random rollouts, 3-5x more simulations per second than the Python loop; with
+``rollout=greedy`` (agents/mcts_cartographers_flat.py) a flat search instead: greedy-ranked
+decisions compared on the same resampled futures with compiled greedy playouts, the game's last
+decision valued exactly over every legal action.
 Cascadia (agents/mcts_cascadia.py): the root children are whole turns (market option, tile
 placement, token hex) planned by the greedy agent, each simulated on the same determinized
 futures with greedy playouts to the end (``rollout=greedy`` required; ``simulations`` counts
@@ -52,6 +55,8 @@ Dorfromantik (agents/mcts_dorfromantik.py): greedy-ranked placements (with the o
 task no unseen tile can extend) played to the end on the same resampled futures, greedy or random
 playouts, anytime progressive widening; greedy's placement stays unless beaten by one standard
 error (``mcts:engine=compiled,rollout=greedy,simulations=128,widening=1/0.33``).
+``halving=true`` (Cascadia and the Cartographers flat search): the playouts are spent by
+sequential halving (agents/halving.py) instead of an even split over the compared candidates.
 
 Cartographers solo settings, measured on paired seeds (evaluation points; greedy alone +18.8):
 ``mcts:simulations=24,prior=greedy,rollout=greedy,widening=1/0.4,paired=true`` (+9.5 over greedy,
