@@ -3,11 +3,10 @@ searches: budget, choice, deadline, determinism, no peeking, option errors."""
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pytest
 
+from agents import halving
 from agents.base import make_agent
 from agents.halving import run_halving
 from envs.core.errors import ConfigError
@@ -54,16 +53,21 @@ def test_halving_ties_keep_the_prior_order_and_one_candidate_needs_no_playout():
     assert (best, played, calls) == (0, 0, [])
 
 
-def test_halving_stops_at_the_deadline_with_whole_futures_only():
+def test_halving_stops_at_the_deadline_with_whole_futures_only(monkeypatch):
+    clock = [0.0]  # a fake clock: every playout takes one second
+    monkeypatch.setattr(halving.time, "perf_counter", lambda: clock[0])
+
     def slow(k: int, seed: int) -> np.ndarray:
-        time.sleep(0.002)
+        clock[0] += 1.0
         return np.array([float(k == 3)])
-    deadline = time.perf_counter() + 0.05
-    best, _, counts, played = run_halving(6, 10**6, 1, 0, np.array([7], dtype=np.uint64), slow, deadline)
-    assert played < 100 and time.perf_counter() < deadline + 0.5
-    alive = counts == counts.max()
-    assert best == 3 and alive[3]
-    assert played >= counts.sum()  # a future cut by the deadline does not count
+
+    # 6 candidates, 3 rounds; round 1 gives each candidate 1e6 // 3 // 6 futures: the deadline
+    # (after 20 playouts) cuts the 4th future after two of its playouts
+    best, _, counts, played = run_halving(6, 10**6, 1, 0, np.array([7], dtype=np.uint64), slow, deadline=20.0)
+    assert played == 20 and counts.tolist() == [3] * 6 and best == 3
+    clock[0] = 0.0
+    best, _, counts, played = run_halving(6, 10**6, 1, 0, np.array([7], dtype=np.uint64), slow, deadline=4.0)
+    assert played == 4 and counts.sum() == 0 and best == 0  # no whole future: the prior's first
 
 
 def test_cascadia_halving_search_budget_and_determinism():
