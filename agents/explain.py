@@ -60,3 +60,13 @@ def search_statistics(kind: str, actions: np.ndarray, visits: np.ndarray, values
             "candidates": [{"action": int(actions[i]), "visits": int(visits[i]),
                             "value": round(float(values[i]), 4), **(details[i] if details else {})}
                            for i in order]}
+
+
+def forced_choice(agent: Any, action: int) -> int:
+    """Record on a search ``agent`` a decision with one legal ``action`` (nothing searched) and
+    return it: ``last_stats`` says so, and so does ``last_explanation`` while explaining."""
+    agent.last_stats = {"simulations": 0, "seconds": 0.0, "forced": True}
+    if agent.explaining:
+        agent.last_explanation = {"kind": "mcts", "chosen": action, "forced": True,
+                                  "candidates": [{"action": action}]}
+    return action

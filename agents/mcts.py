@@ -77,7 +77,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.explain import search_statistics
+from agents.explain import forced_choice, search_statistics
 from agents.puct import NetworkEvaluator, PUCTSearch, check_batch, root_statistics
 from envs.core.errors import ConfigError
 from envs.core.game import Game, State
@@ -230,11 +230,7 @@ class MCTSAgent:
         if self._turn_search is not None:  # plans whole turns, forced decisions included
             return self._turn_search.act(state, legal_mask, rng)
         if legal.size == 1:
-            self.last_stats = {"simulations": 0, "seconds": 0.0, "forced": True}
-            if self.explaining:
-                self.last_explanation = {"kind": "mcts", "chosen": int(legal[0]), "forced": True,
-                                         "candidates": [{"action": int(legal[0])}]}
-            return int(legal[0])
+            return forced_choice(self, int(legal[0]))
         if self._compiled is not None:
             return self._act_compiled(state, legal_mask, legal, rng)
         if self._puct is not None:

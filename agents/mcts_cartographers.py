@@ -39,9 +39,8 @@ from envs.core.rng import next_u64, shuffle_prefix
 
 
 @njit(cache=True)
-def determinize_into(src, dst, stream: np.ndarray) -> None:
-    """Copy state ``src`` into ``dst`` (same shapes) with the hidden future resampled from the
-    canonical order of the hidden cards (see the module docstring)."""
+def copy_state(src, dst) -> None:
+    """Copy the 9 state arrays of ``src`` into ``dst`` (same shapes)."""
     dst[0][:] = src[0]
     dst[1][:] = src[1]
     dst[2][:] = src[2]
@@ -49,7 +48,15 @@ def determinize_into(src, dst, stream: np.ndarray) -> None:
     dst[4][:] = src[4]
     dst[5][:] = src[5]
     dst[6][:] = src[6]
+    dst[7][:] = src[7]
     dst[8][:] = src[8]
+
+
+@njit(cache=True)
+def determinize_into(src, dst, stream: np.ndarray) -> None:
+    """Copy state ``src`` into ``dst`` (same shapes) with the hidden future resampled from the
+    canonical order of the hidden cards (see the module docstring)."""
+    copy_state(src, dst)  # the chance stream (array 7) gets fresh bits below
     deck, amb, meta = dst[3], dst[4], dst[6]
     pos, length, amb_pos = meta[M_POS], meta[M_LEN], meta[M_AMB_POS]
     present = np.zeros(N_DECK_CARDS, np.bool_)

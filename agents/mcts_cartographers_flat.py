@@ -31,27 +31,14 @@ import time
 import numpy as np
 from numba import njit
 
-from agents.explain import search_statistics
+from agents.explain import forced_choice, search_statistics
 from agents.greedy import cartographers_kernels as G
 from agents.greedy.cartographers_kernels import greedy_playout, step
 from agents.halving import run_halving
-from agents.mcts_cartographers import determinize_into
+from agents.mcts_cartographers import copy_state, determinize_into
 from envs.cartographers.kernels import M_PHASE, PHASE_OVER, totals
 from envs.core.errors import ConfigError
 from envs.core.rng import next_u64
-
-
-@njit(cache=True)
-def _copy_state(src, dst) -> None:
-    dst[0][:] = src[0]
-    dst[1][:] = src[1]
-    dst[2][:] = src[2]
-    dst[3][:] = src[3]
-    dst[4][:] = src[4]
-    dst[5][:] = src[5]
-    dst[6][:] = src[6]
-    dst[7][:] = src[7]
-    dst[8][:] = src[8]
 
 
 @njit(cache=True)
@@ -61,7 +48,7 @@ def paired_playout(st, det, work, tb, w: np.ndarray, action: int, seed: np.uint6
     stream = np.empty(1, np.uint64)
     stream[0] = seed
     determinize_into(st, det, stream)
-    _copy_state(det, work)
+    copy_state(det, work)
     step(work, tb, action)
     greedy_playout(work, tb, w, 0.0, stream)
     t = totals(work[8])
@@ -78,7 +65,7 @@ def last_decision_totals(st, det, work, tb, actions: np.ndarray, seed: np.uint64
     stream[0] = seed
     determinize_into(st, det, stream)
     for k in range(actions.shape[0]):
-        _copy_state(det, work)
+        copy_state(det, work)
         step(work, tb, actions[k])
         if work[6][M_PHASE] != PHASE_OVER:
             return False
@@ -147,11 +134,7 @@ class TurnSearch:
         agent, game = self.agent, self.game
         legal = np.flatnonzero(legal_mask)
         if legal.size == 1:
-            agent.last_stats = {"simulations": 0, "seconds": 0.0, "forced": True}
-            if agent.explaining:
-                agent.last_explanation = {"kind": "mcts", "chosen": int(legal[0]), "forced": True,
-                                          "candidates": [{"action": int(legal[0])}]}
-            return int(legal[0])
+            return forced_choice(agent, int(legal[0]))
         cands, _ = self.candidates(state, legal_mask)
         if cands.size == 0:  # the evaluation lists every legal decision; this guards a mismatch
             raise RuntimeError("cartographers flat search: no legal candidate")

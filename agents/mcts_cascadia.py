@@ -39,7 +39,7 @@ import time
 import numpy as np
 from numba import njit
 
-from agents.explain import search_statistics
+from agents.explain import forced_choice, search_statistics
 from agents.greedy.cascadia import DEFAULT_WEIGHTS, NATURE_COST, plan_turn, play_greedy, token_values
 from agents.halving import run_halving
 from envs.cascadia import kernels as K
@@ -218,10 +218,7 @@ class TurnSearch:
         self._plan = []
         legal = np.flatnonzero(legal_mask)
         if legal.size == 1:
-            self.agent.last_stats = {"simulations": 0, "seconds": 0.0, "forced": True}
-            self._explain({"kind": "mcts", "chosen": int(legal[0]), "forced": True,
-                           "candidates": [{"action": int(legal[0])}]})
-            return int(legal[0])
+            return forced_choice(self.agent, int(legal[0]))
         plan = self._search(state, legal_mask, rng)
         self._plan = [int(a) for a in plan[1:] if a >= 0]
         self._plan_key = key

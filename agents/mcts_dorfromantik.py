@@ -49,7 +49,7 @@ import time
 import numpy as np
 
 from agents import mcts_dorfromantik_kernels as DK
-from agents.explain import search_statistics
+from agents.explain import forced_choice, search_statistics
 from agents.mcts_dorfromantik_endgame import Endgame, TooLarge, applies, parse_exact_tiles
 from envs.core.errors import ConfigError
 from envs.core.rng import new_stream, next_u64
@@ -159,11 +159,7 @@ class TurnSearch:
         agent = self.agent
         legal = np.flatnonzero(legal_mask)
         if legal.size == 1:
-            agent.last_stats = {"simulations": 0, "seconds": 0.0, "forced": True}
-            if agent.explaining:
-                agent.last_explanation = {"kind": "mcts", "chosen": int(legal[0]), "forced": True,
-                                          "candidates": [{"action": int(legal[0])}]}
-            return int(legal[0])
+            return forced_choice(agent, int(legal[0]))
         start = time.perf_counter()
         deadline = None if agent.time_limit is None else start + agent.time_limit
         actions, pairs, greedy_values = candidate_placements(self.game, state, legal_mask)

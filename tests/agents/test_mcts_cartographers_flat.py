@@ -69,11 +69,11 @@ def test_one_candidate_plays_the_greedy_choice(game):
 
 def test_time_limit_counts_whole_futures_only(game):
     state = _midgame(game, 9)
-    agent = make_agent("mcts:engine=compiled,rollout=greedy,simulations=100000,time_limit=0.05", game)
+    agent = make_agent("mcts:engine=compiled,rollout=greedy,simulations=100000,time_limit=0.4", game)
     agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(0))  # compiles
     agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(1))
     stats = agent.last_stats
-    assert stats["seconds"] < 1.0 and stats["best_visits"] >= 1
+    assert stats["seconds"] < 2.0 and stats["best_visits"] >= 1
     assert stats["simulations"] >= stats["best_visits"] * stats["children"]
 
 
