@@ -135,11 +135,12 @@ def test_a_plan_never_carries_over_to_another_game():
 
 def test_time_budget_stops_after_the_futures_that_fit():
     game, state = _midgame(4, 9)
-    agent = make_agent("mcts:engine=compiled,rollout=greedy,simulations=100000,time_limit=0.05", game)
+    # a budget that fits a whole future even on a loaded machine (a 4-player playout: 20-40 ms)
+    agent = make_agent("mcts:engine=compiled,rollout=greedy,simulations=100000,time_limit=0.5", game)
     agent.act(state, game.legal_mask(state), np.random.default_rng(0))  # compiles
     agent.act(state, game.legal_mask(state), np.random.default_rng(1))
     stats = agent.last_stats
-    assert stats["seconds"] < 1.0 and stats["best_visits"] >= 1
+    assert stats["seconds"] < 3.0 and stats["best_visits"] >= 1
     assert stats["simulations"] == stats["best_visits"] * stats["children"]  # whole futures only
 
 
