@@ -5,7 +5,9 @@ and the compiled Cascadia turn search (4 players) in greedy playouts per second.
 Figures are per core: every timing is taken twice, as wall-clock and as this process's CPU
 time (``*_cpu``), because on a shared machine the CPU figure is the one that measures the code.
 One MCTS simulation = determinize the root, pick and apply a root action, random rollout to the
-end of the game, back up. Compile time is excluded (one warm-up call first). One Cascadia
+end of the game, back up. Compile time is excluded (one warm-up call first). With greedy
+rollouts, the compiled flat Cartographers search and the Python tree are timed on the same
+compiled greedy playout (their ratio is what numba saves around it). One Cascadia
 turn-search simulation = determinize, play a candidate turn, greedy playout of every seat to the
 end, score (64 per turn at the setting in configs/eval_cascadia_4p.yaml). One Dorfromantik search
 simulation = copy the state, resample the hidden order, place a candidate, greedy playout to the
@@ -110,8 +112,28 @@ def run_bench(quick: bool = False) -> dict:
     out["raw_random_playout_games_per_s_cpu"] = round(_playout_rate(game, start, 300 if quick else 3000), 1)
     for key, value in _greedy_latency(game, 1 if quick else 5).items():
         out[f"greedy_{key}"] = round(value, 3) if isinstance(value, float) else value
+    out.update(_cartographers_greedy_searches(game, start, mid, repeats))
     out.update(_cascadia_turn_search(repeats))
     out.update(_dorfromantik_search(repeats))
+    return out
+
+
+def _cartographers_greedy_searches(game, start, mid, repeats: int) -> dict[str, float]:
+    """Greedy-playout simulations/s on solo Cartographers: the compiled flat search vs the Python
+    tree with greedy rollouts (the same compiled playout; the rest in numba vs Python), and the
+    flat search's milliseconds per decision at the published 384 playouts."""
+    out: dict[str, float] = {}
+    flat = "mcts:engine=compiled,rollout=greedy,simulations=128,widening=1/0.5,halving=true"
+    tree = "mcts:simulations=64,prior=greedy,rollout=greedy,widening=1/0.4,paired=true"
+    for label, spec in (("flat_compiled", flat), ("python_tree", tree)):
+        for where, state in (("start", start), ("mid", mid)):
+            rate = _mcts_rate(game, spec, state, repeats)["sims_per_s_cpu"]
+            out[f"cartographers_greedy_{label}_{where}_sims_per_s_cpu"] = round(rate, 1)
+    for where in ("start", "mid"):
+        flat = out[f"cartographers_greedy_flat_compiled_{where}_sims_per_s_cpu"]
+        out[f"cartographers_greedy_flat_vs_python_tree_{where}"] = round(
+            flat / out[f"cartographers_greedy_python_tree_{where}_sims_per_s_cpu"], 2)
+        out[f"cartographers_greedy_flat_{where}_ms_per_decision_384"] = round(384e3 / flat, 1)
     return out
 
 

@@ -13,5 +13,7 @@ def test_quick_bench_reports_rates():
     for key in ("mcts_compiled_start_sims_per_s_cpu", "mcts_python_tree_start_sims_per_s",
                 "engine_random_rollout_games_per_s", "greedy_decision_ms_mean",
                 "cascadia4p_turn_search_mid_playouts_per_s_cpu",
+                "cartographers_greedy_flat_compiled_mid_sims_per_s_cpu",
+                "cartographers_greedy_flat_vs_python_tree_start",
                 "dorfromantik_search_after10_sims_per_s_cpu"):
         assert figures[key] > 0, key
