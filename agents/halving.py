@@ -1,5 +1,5 @@
-"""Sequential halving over paired futures: the budget schedule of the compiled root searches'
-``halving=true`` option.
+"""Playout schedules of the compiled flat searches over paired futures: sequential halving (the
+``halving=true`` option) and the even split.
 
 A flat root search that spreads its playouts evenly wastes most of them on candidates that are
 clearly worse after a few futures. Sequential halving (Karnin, Koren and Somekh, 2013) splits
@@ -8,8 +8,8 @@ candidate plays the same fresh futures (paired, as in the uniform schedule), the
 half by mean over all its futures so far survives. The last survivor is played. With the same
 number of playouts the finalists are compared on many more futures than in a uniform split.
 
-The searches call :func:`run_halving` with a ``play(k, future_seed) -> returns`` callback and
-their own chance stream, so this module knows nothing about any game.
+The searches call :func:`run_halving` or :func:`run_uniform` with a ``play(k, future_seed) ->
+returns`` callback and their own chance stream, so this module knows nothing about any game.
 """
 
 from __future__ import annotations
@@ -68,3 +68,30 @@ def run_halving(width: int, budget: int, seats: int, player: int, stream: np.nda
     means = sums[survivors, player] / counts[survivors]
     best = max(range(len(survivors)), key=lambda i: (means[i], -survivors[i]))
     return survivors[best], sums, counts, played
+
+
+def run_uniform(width: int, budget: int | None, seats: int, player: int, stream: np.ndarray,
+                play: Callable[[int, int], np.ndarray], deadline: float | None = None,
+                ) -> tuple[int, np.ndarray, np.ndarray, int]:
+    """The even split: every candidate plays each of ``budget // width`` futures (until
+    ``deadline``); arguments and result as :func:`run_halving`."""
+    sums = np.zeros((width, seats))
+    counts = np.zeros(width, dtype=np.int64)
+    futures = max(1, budget // width) if budget is not None else 1 << 62
+    played = 0
+    for _ in range(futures):
+        seed = int(next_u64(stream))
+        this = np.zeros((width, seats))
+        for k in range(width):
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            this[k] = play(k, seed)
+            played += 1
+        else:
+            sums += this
+            counts += 1
+            continue
+        break
+    means = sums[:, player] / np.maximum(counts, 1)
+    best = int(np.argmax(means)) if counts[0] else 0  # first of the best: ties keep the greedy order
+    return best, sums, counts, played

@@ -34,7 +34,7 @@ from numba import njit
 from agents.explain import forced_choice, search_statistics
 from agents.greedy import cartographers_kernels as G
 from agents.greedy.cartographers_kernels import greedy_playout, step
-from agents.halving import run_halving
+from agents.halving import run_halving, run_uniform
 from agents.mcts_cartographers import copy_state, determinize_into
 from envs.cartographers.kernels import M_PHASE, PHASE_OVER, totals
 from envs.core.errors import ConfigError
@@ -75,32 +75,6 @@ def last_decision_totals(st, det, work, tb, actions: np.ndarray, seed: np.uint64
     return True
 
 
-def run_uniform(width: int, budget: int | None, seats: int, player: int, stream: np.ndarray, play,
-                deadline: float | None) -> tuple[int, np.ndarray, np.ndarray, int]:
-    """Every candidate plays each of ``budget // width`` futures (until ``deadline``); same result
-    shape as :func:`agents.halving.run_halving`."""
-    sums = np.zeros((width, seats))
-    counts = np.zeros(width, dtype=np.int64)
-    futures = max(1, budget // width) if budget is not None else 1 << 62
-    played = 0
-    for _ in range(futures):
-        seed = int(next_u64(stream))
-        this = np.zeros((width, seats))
-        for k in range(width):
-            if deadline is not None and time.perf_counter() >= deadline:
-                break
-            this[k] = play(k, seed)
-            played += 1
-        else:
-            sums += this
-            counts += 1
-            continue
-        break
-    means = sums[:, player] / np.maximum(counts, 1)
-    best = int(np.argmax(means)) if counts[0] else 0  # first of the best: ties keep the greedy order
-    return best, sums, counts, played
-
-
 class TurnSearch:
     """Flat paired search for one :class:`agents.mcts.MCTSAgent` (see the module docstring)."""
 
@@ -131,6 +105,7 @@ class TurnSearch:
         return actions[order][keep], values[order][keep]
 
     def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
+        """Search the current decision (see the module docstring) and return its action."""
         agent, game = self.agent, self.game
         legal = np.flatnonzero(legal_mask)
         if legal.size == 1:

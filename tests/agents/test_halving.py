@@ -8,7 +8,7 @@ import pytest
 
 from agents import halving
 from agents.base import make_agent
-from agents.halving import run_halving
+from agents.halving import run_halving, run_uniform
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 from tests.agents.peeking import decisions_on_twins, twin_states
@@ -68,6 +68,15 @@ def test_halving_stops_at_the_deadline_with_whole_futures_only(monkeypatch):
     clock[0] = 0.0
     best, _, counts, played = run_halving(6, 10**6, 1, 0, np.array([7], dtype=np.uint64), slow, deadline=4.0)
     assert played == 4 and counts.sum() == 0 and best == 0  # no whole future: the prior's first
+
+
+def test_the_even_split_plays_every_candidate_on_the_same_futures():
+    calls: list[tuple[int, int]] = []
+    play = _noisy_candidates([0.0, 2.0, 1.0, 1.5], 5.0, calls)
+    best, sums, counts, played = run_uniform(4, 14, 1, 0, np.array([3], dtype=np.uint64), play)
+    assert best == 1 and played == 12 and counts.tolist() == [3, 3, 3, 3]  # 14 // 4 = 3 futures
+    seeds = [seed for _, seed in calls]
+    assert all(seeds[i:i + 4] == [seeds[i]] * 4 for i in range(0, 12, 4)) and len(set(seeds)) == 3
 
 
 def test_cascadia_halving_search_budget_and_determinism():
