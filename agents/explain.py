@@ -12,6 +12,7 @@ Explaining never changes a choice: it reads what ``act`` computed anyway and dra
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -70,3 +71,26 @@ def forced_choice(agent: Any, action: int) -> int:
         agent.last_explanation = {"kind": "mcts", "chosen": action, "forced": True,
                                   "candidates": [{"action": action}]}
     return action
+
+
+def record_search(agent: Any, actions: np.ndarray, counts: np.ndarray, means: np.ndarray, best: int,
+                  simulations: int, start: float, details: Sequence[dict[str, Any]] | None = None,
+                  exact: bool = False) -> None:
+    """Record a flat search's result on ``agent``: candidate ``actions`` (first = the prior's first)
+    with their futures played (``counts``) and mean values, the chosen index ``best``, since
+    ``start`` (``time.perf_counter()``); adds to the agent's totals, sets ``last_stats`` and, while
+    explaining, ``last_explanation``. ``exact``: the values are exact (no sampling)."""
+    elapsed = time.perf_counter() - start
+    agent.total_simulations += simulations
+    agent.total_seconds += elapsed
+    agent.last_stats = {
+        "simulations": simulations, "seconds": elapsed,
+        "sims_per_s": simulations / elapsed if elapsed else 0.0, "children": len(actions),
+        "best_visits": int(counts[best]), "best_mean": float(means[best]), "greedy_mean": float(means[0]),
+        "visits": {int(a): int(c) for a, c in zip(actions, counts, strict=True)},
+    }
+    if exact:
+        agent.last_stats["exact"] = True
+    if agent.explaining:
+        agent.last_explanation = search_statistics("mcts", actions, counts, means, int(actions[best]),
+                                                   simulations, details=details)

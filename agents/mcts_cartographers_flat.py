@@ -31,7 +31,7 @@ import time
 import numpy as np
 from numba import njit
 
-from agents.explain import forced_choice, search_statistics
+from agents.explain import forced_choice, record_search
 from agents.greedy import cartographers_kernels as G
 from agents.greedy.cartographers_kernels import greedy_playout, step
 from agents.halving import run_halving, run_uniform
@@ -142,30 +142,14 @@ class TurnSearch:
         width = max(width, 1)
         schedule = run_halving if agent.halving else run_uniform
         best, sums, counts, sims = schedule(width, budget, seats, player, stream, play, deadline)
-        elapsed = time.perf_counter() - start
         means = sums[:, player] / np.maximum(counts, 1)
-        agent.total_simulations += sims
-        agent.total_seconds += elapsed
-        agent.last_stats = {
-            "simulations": sims, "seconds": elapsed, "sims_per_s": sims / elapsed if elapsed else 0.0,
-            "children": width, "best_visits": int(counts[best]), "best_mean": float(means[best]),
-            "greedy_mean": float(means[0]),
-        }
-        if agent.explaining:
-            agent.last_explanation = search_statistics("mcts", cands[:width], counts, means, int(cands[best]),
-                                                       sims)
+        record_search(agent, cands[:width], counts, means, best, sims, start)
         return int(cands[best])
 
     def _play_exact(self, cands: np.ndarray, values: np.ndarray, start: float) -> int:
         """The game's last decision: every legal candidate valued by its exact final score (ties:
         greedy order), no sampling."""
-        agent = self.agent
         best = int(np.argmax(values))
-        elapsed = time.perf_counter() - start
-        agent.total_seconds += elapsed
-        agent.last_stats = {"simulations": 0, "seconds": elapsed, "exact": True, "children": int(cands.size),
-                            "best_mean": float(values[best]), "greedy_mean": float(values[0])}
-        if agent.explaining:
-            agent.last_explanation = search_statistics("mcts", cands, np.ones(cands.size), values,
-                                                       int(cands[best]), 0)
+        record_search(self.agent, cands, np.ones(cands.size, dtype=np.int64), values, best, 0, start,
+                      exact=True)
         return int(cands[best])

@@ -39,7 +39,7 @@ import time
 import numpy as np
 from numba import njit
 
-from agents.explain import forced_choice, search_statistics
+from agents.explain import forced_choice, record_search
 from agents.greedy.cascadia import DEFAULT_WEIGHTS, NATURE_COST, plan_turn, play_greedy, token_values
 from agents.halving import run_halving
 from envs.cascadia import kernels as K
@@ -82,6 +82,18 @@ def determinize_into(src, dst, stream: np.ndarray) -> None:
 
 
 @njit(cache=True)
+def apply_turn(work, turn: np.ndarray, nbr, kind_edges, kind_info) -> None:
+    """Apply the candidate ``turn`` (up to 3 actions, -1 padded) to the state ``work``, stopping
+    at the end of the game."""
+    for i in range(turn.shape[0]):
+        a = turn[i]
+        if a < 0 or work[CTL][K.C_PHASE] == K.PHASE_OVER:
+            break
+        K.apply_action(a, work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7],
+                       work[8], work[9], work[10], work[11], work[12], nbr, kind_edges, kind_info)
+
+
+@njit(cache=True)
 def paired_playouts(st, det, work, cands, n_cands, futures, stream, nbr, kind_edges, kind_info, tables,
                     weights, solo_min, solo_points, sums) -> None:
     """Add ``futures`` paired playouts of each of the first ``n_cands`` candidate turns
@@ -93,12 +105,7 @@ def paired_playouts(st, det, work, cands, n_cands, futures, stream, nbr, kind_ed
         determinize_into(st, det, stream)
         for k in range(n_cands):
             copy_state(det, work)
-            for i in range(cands.shape[1]):
-                a = cands[k, i]
-                if a < 0 or work[CTL][K.C_PHASE] == K.PHASE_OVER:
-                    break
-                K.apply_action(a, work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7],
-                               work[8], work[9], work[10], work[11], work[12], nbr, kind_edges, kind_info)
+            apply_turn(work, cands[k], nbr, kind_edges, kind_info)
             play_greedy(work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7], work[8],
                         work[9], work[10], work[11], work[12], nbr, kind_edges, kind_info, tables, weights,
                         0.0, no_stream)
@@ -118,12 +125,7 @@ def last_turn_totals(st, det, work, cands, stream, nbr, kind_edges, kind_info, t
     determinize_into(st, det, stream)
     for k in range(cands.shape[0]):
         copy_state(det, work)
-        for i in range(cands.shape[1]):
-            a = cands[k, i]
-            if a < 0 or work[CTL][K.C_PHASE] == K.PHASE_OVER:
-                break
-            K.apply_action(a, work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7],
-                           work[8], work[9], work[10], work[11], work[12], nbr, kind_edges, kind_info)
+        apply_turn(work, cands[k], nbr, kind_edges, kind_info)
         if work[CTL][K.C_PHASE] != K.PHASE_OVER:
             return False
         K.score_all(work[2], work[3], work[5], work[7], work[11], nbr, tables, solo_min, solo_points, totals)
@@ -279,21 +281,10 @@ class TurnSearch:
             if deadline is not None and time.perf_counter() >= deadline:
                 break
             future = np.array([next_u64(stream)], dtype=np.uint64)
-        elapsed = time.perf_counter() - start
         means = sums[:, player] / max(done, 1)
         best = int(np.argmax(means)) if done else 0  # first of the best: ties keep the greedy order
-        sims = done * width
-        agent.total_simulations += sims
-        agent.total_seconds += elapsed
-        agent.last_stats = {
-            "simulations": sims, "seconds": elapsed, "sims_per_s": sims / elapsed if elapsed else 0.0,
-            "children": width, "best_visits": done, "best_mean": float(means[best]),
-            "greedy_mean": float(means[0]), "visits": {int(cands[i, 0]): done for i in range(width)},
-        }
-        if agent.explaining:  # the turn's first action stands for its candidate turn (visits: playouts)
-            turns = [{"turn": [int(a) for a in cands[i] if a >= 0]} for i in range(width)]
-            self._explain(search_statistics("mcts", cands[:width, 0], np.full(width, done), means,
-                                            int(cands[best, 0]), sims, details=turns))
+        record_search(agent, cands[:width, 0], np.full(width, done), means, best, done * width, start,
+                      details=self._turns(cands[:width]))
         return cands[best]
 
     def _search_halving(self, src, det, work, cands: np.ndarray, width: int, budget: int, stream: np.ndarray,
@@ -309,36 +300,25 @@ class TurnSearch:
             return out[0]
 
         best, sums, counts, sims = run_halving(width, budget, seats, player, stream, play, deadline)
-        elapsed = time.perf_counter() - start
         means = sums[:, player] / np.maximum(counts, 1)
-        agent.total_simulations += sims
-        agent.total_seconds += elapsed
-        agent.last_stats = {
-            "simulations": sims, "seconds": elapsed, "sims_per_s": sims / elapsed if elapsed else 0.0,
-            "children": width, "best_visits": int(counts[best]), "best_mean": float(means[best]),
-            "greedy_mean": float(means[0]),
-            "visits": {int(cands[i, 0]): int(counts[i]) for i in range(width)},
-        }
-        if agent.explaining:
-            turns = [{"turn": [int(a) for a in cands[i] if a >= 0]} for i in range(width)]
-            self._explain(search_statistics("mcts", cands[:width, 0], counts, means, int(cands[best, 0]),
-                                            sims, details=turns))
+        record_search(agent, cands[:width, 0], counts, means, best, sims, start,
+                      details=self._turns(cands[:width]))
         return cands[best]
 
     def _play_exact(self, cands: np.ndarray, values: np.ndarray, start: float) -> np.ndarray:
         """The game's last turn: every candidate turn valued by its exact final total (ties: greedy
         order), no widening and no sampling."""
-        agent = self.agent
         best = int(np.argmax(values))
-        elapsed = time.perf_counter() - start
-        agent.total_seconds += elapsed
-        agent.last_stats = {"simulations": 0, "seconds": elapsed, "exact": True, "children": int(len(cands)),
-                            "best_mean": float(values[best]), "greedy_mean": float(values[0])}
-        if agent.explaining:
-            turns = [{"turn": [int(a) for a in c if a >= 0]} for c in cands]
-            self._explain(search_statistics("mcts", cands[:, 0], np.ones(len(cands)), values,
-                                            int(cands[best, 0]), 0, details=turns))
+        record_search(self.agent, cands[:, 0], np.ones(len(cands), dtype=np.int64), values, best, 0, start,
+                      details=self._turns(cands), exact=True)
         return cands[best]
+
+    def _turns(self, cands: np.ndarray) -> list[dict] | None:
+        """The candidate turns for an explanation (its first action stands for the turn), or None
+        when not explaining."""
+        if not self.agent.explaining:
+            return None
+        return [{"turn": [int(a) for a in c if a >= 0]} for c in cands]
 
     def _explain(self, explanation: dict) -> None:
         if self.agent.explaining:
