@@ -34,7 +34,8 @@ def _mcts_label(options: dict[str, Any]) -> str:
     if limit is not None:
         budget.append(f"{limit}s")
     rollout = str(options.get("rollout", "random"))
-    parts = ["/".join(budget) or "200", rollout]
+    preset = str(options.get("greedy", "default"))
+    parts = ["/".join(budget) or "200", rollout if preset == "default" else f"{rollout} {preset}"]
     if options.get("value") is not None:  # PUCT with a value network (agents/puct.py)
         weight = options.get("value_weight", 1.0)
         parts = ["/".join(budget) or "200", f"value_weight {weight}"]

@@ -57,6 +57,8 @@ playouts, anytime progressive widening; greedy's placement stays unless beaten b
 error (``mcts:engine=compiled,rollout=greedy,simulations=128,widening=1/0.33``).
 ``halving=true`` (Cascadia and the Cartographers flat search): the playouts are spent by
 sequential halving (agents/halving.py) instead of an even split over the compared candidates.
+``greedy=progress`` (the Cartographers flat search): candidates are ranked and playouts played by
+the greedy agent's ``progress`` preset (agents/greedy/cartographers.py) instead of its defaults.
 
 Cartographers solo settings, measured on paired seeds (evaluation points; greedy alone +18.8):
 ``mcts:simulations=24,prior=greedy,rollout=greedy,widening=1/0.4,paired=true`` (+9.5 over greedy,
@@ -139,7 +141,7 @@ class MCTSAgent:
                  seed_offset: int = 0, engine: str = "python", paired: bool = False,
                  value: str | None = None, value_weight: float | None = None, c_puct: float | None = None,
                  noise: float | None = None, batch: int | None = None, exact_tiles: Any = None,
-                 halving: bool = False):
+                 halving: bool = False, greedy: str = "default"):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -192,6 +194,11 @@ class MCTSAgent:
             raise ConfigError("mcts: halving=true (sequential halving) is an option of the compiled turn "
                               "searches of cascadia and cartographers (engine=compiled)")
         self.halving = halving
+        if greedy != "default" and not getattr(turn_search, "GREEDY_PRESETS", False):
+            raise ConfigError("mcts: greedy=<preset> (the greedy weights of candidate ranking and "
+                              "playouts) is an option of the compiled cartographers flat search "
+                              "(engine=compiled,rollout=greedy)")
+        self.greedy = str(greedy)  # validated by the turn search
         self.exact_tiles = exact_tiles  # validated by the turn search
         self.game = game
         self.simulations = simulations

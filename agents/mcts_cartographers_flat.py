@@ -4,7 +4,8 @@ The root bandit of :mod:`agents.mcts_cartographers` plays random rollouts; this 
 values each candidate decision by paired greedy playouts, as the Cascadia turn search does:
 
 1. **Candidates**: every legal decision valued by the greedy agent's evaluation
-   (:func:`agents.greedy.cartographers_kernels.score_candidates`), best first (the greedy choice
+   (:func:`agents.greedy.cartographers_kernels.score_candidates`, with the weights of the greedy
+   preset ``greedy=default|progress``, which the playouts use too), best first (the greedy choice
    first; ties keep the listing order); the first ``ceil(k * budget ** alpha)`` are compared
    (``widening=k/alpha``; off: all).
 2. **Paired futures**: a future is a 64-bit seed; a playout of candidate ``c`` on it resamples the
@@ -33,6 +34,7 @@ from numba import njit
 
 from agents.explain import forced_choice, record_search
 from agents.greedy import cartographers_kernels as G
+from agents.greedy.cartographers import preset_weights
 from agents.greedy.cartographers_kernels import greedy_playout, step
 from agents.halving import run_halving, run_uniform
 from agents.mcts_cartographers import copy_state, determinize_into
@@ -79,11 +81,12 @@ class TurnSearch:
     """Flat paired search for one :class:`agents.mcts.MCTSAgent` (see the module docstring)."""
 
     HALVING = True
+    GREEDY_PRESETS = True
 
     def __init__(self, agent):
         self.agent = agent
         self.game = agent.game
-        self.weights = G.DEFAULT_WEIGHTS
+        self.weights = preset_weights(agent.greedy)
         self._buf = np.empty((4096, 2), dtype=np.int32)
         self._actions = np.empty(G.MAX_CANDIDATES, dtype=np.int64)
         self._values = np.empty(G.MAX_CANDIDATES, dtype=np.float64)

@@ -4,9 +4,12 @@ candidate), for the greedy agent, MCTS priors and greedy rollouts.
 A candidate (terrain option x shape option x orientation x anchor, or a 1x1 fallback cell) is
 drawn on a scratch copy of the decision map and valued by :func:`map_value`:
 
-``value = sum_e  w_e * edict_e(map)``       edict points; ``w_e`` = 1 if edict e scores this season,
+``value = sum_e  w_e * (edict_e(map) + progress_e(map))``
+                                            edict points; ``w_e`` = 1 if edict e scores this season,
                                             plus ``FUTURE * DECAY ** (d - 1)`` for the later
-                                            season d seasons ahead that scores it
+                                            season d seasons ahead that scores it; ``progress_e``
+                                            (:func:`progress_value`, 0 with the default weights)
+                                            credits shapes on their way to scoring
         ``+ COIN    * seasons_left * coins gained``   (shape coin + newly surrounded mountains;
                                                         a coin scores at every remaining season end)
         ``- MONSTER * seasons_left * empty cells touching a monster``
@@ -17,7 +20,8 @@ drawn on a scratch copy of the decision map and valued by :func:`map_value`:
 ``seasons_left`` counts the current season. In a multiplayer ambush the drawer (a neighbour)
 instead maximises the monster exposure it creates on the target's map (seed 001's hint).
 Weights live in a float64 array indexed by the ``W_*`` constants; :data:`DEFAULT_WEIGHTS` were
-tuned by paired solo runs (see agents/greedy/cartographers.py).
+tuned by paired solo runs (see agents/greedy/cartographers.py); :data:`PROGRESS_WEIGHTS` add the
+progress terms (``greedy:preset=progress``).
 """
 
 from __future__ import annotations
@@ -26,13 +30,18 @@ import numpy as np
 from numba import njit
 
 from envs.cartographers.kernels import (
+    _AUX,
+    _LAB,
+    _SIZ,
     AMBUSH_BASE,
     AMBUSH_FALLBACK_BASE,
     C_COIN,
     C_NTERR,
     C_TERR,
+    COLS,
     EMPTY,
     FALLBACK_BASE,
+    FOREST,
     M_CAP,
     M_CARD,
     M_PHASE,
@@ -43,11 +52,16 @@ from envs.cartographers.kernels import (
     PHASE_AMBUSH,
     PHASE_EXPLORE,
     PHASE_OVER,
+    ROWS,
     SCRATCH,
+    VILLAGE,
+    _lost_barony,
     _neighbor,
     _place_action,
+    cluster_neighbour_kinds,
     decision_map,
     enumerate_legal,
+    label_terrain,
     monster_penalty,
     new_solo_arrays,
     random_action,
@@ -57,10 +71,20 @@ from envs.cartographers.kernels import (
 )
 from envs.core.rng import next_u64
 
-W_FUTURE, W_COIN, W_MONSTER, W_HOLE, W_RUIN, W_HOLE_SIZE, W_DECAY = range(7)
-N_WEIGHTS = 7
-WEIGHT_NAMES = ("future", "coin", "monster", "hole", "ruin", "hole_size", "decay")
-DEFAULT_WEIGHTS = np.array([0.5, 1.0, 1.0, 0.5, 0.5, 2.0, 1.0], dtype=np.float64)
+(W_FUTURE, W_COIN, W_MONSTER, W_HOLE, W_RUIN, W_HOLE_SIZE, W_DECAY,
+ W_LINES, W_BARONY, W_CLUSTERS, W_STONESIDE) = range(11)
+N_WEIGHTS = 11
+WEIGHT_NAMES = ("future", "coin", "monster", "hole", "ruin", "hole_size", "decay", "lines", "barony",
+                "clusters", "stoneside")
+DEFAULT_WEIGHTS = np.array([0.5, 1.0, 1.0, 0.5, 0.5, 2.0, 1.0, 0.0, 0.0, 0.0, 0.0], dtype=np.float64)
+#: the defaults plus progress toward the cards that score only once a shape is complete (lines,
+#: squares, village clusters, forest links), then ``future`` and ``monster`` retuned with them
+#: (tuned on paired compiled solo games of seeds 0-1999, checked on seeds 2000-3999)
+PROGRESS_WEIGHTS = DEFAULT_WEIGHTS.copy()
+PROGRESS_WEIGHTS[[W_LINES, W_BARONY, W_CLUSTERS, W_STONESIDE]] = (0.6, 0.5, 0.5, 1.0)
+PROGRESS_WEIGHTS[[W_FUTURE, W_MONSTER]] = (0.8, 0.7)
+#: named weight sets (``greedy:preset=progress``; options override single weights on top)
+PRESETS = {"default": DEFAULT_WEIGHTS, "progress": PROGRESS_WEIGHTS}
 
 #: most candidates one decision can have: 2 options x 8 orientations x 121 anchors x 5 terrains,
 #: or 121 fallback cells x 5 terrains
@@ -127,7 +151,130 @@ def new_mountain_coins(grid: np.ndarray, mountains: np.ndarray, done: np.ndarray
 
 
 @njit(cache=True)
-def map_value(grid: np.ndarray, ruins: np.ndarray, edicts: np.ndarray, ew: np.ndarray,
+def _line_progress(grid: np.ndarray, start: int, stride: int, length: int) -> float:
+    """Progress of one unfinished line: ``(filled / length) ** 3`` (0 when complete: it scores)."""
+    filled = 0
+    for i in range(length):
+        if grid[start + i * stride] != EMPTY:
+            filled += 1
+    if filled == length:
+        return 0.0
+    f = filled / length
+    return f * f * f
+
+
+@njit(cache=True)
+def _next_square_progress(grid: np.ndarray, scratch: np.ndarray) -> float:
+    """Lost Barony: cubed fill of the fullest square one larger than the largest filled one."""
+    side = _lost_barony(grid, scratch) // 3 + 1
+    if side > ROWS:
+        return 0.0
+    w = COLS + 1
+    for i in range((ROWS + 1) * w):
+        scratch[_AUX + i] = 0
+    for r in range(ROWS):
+        for c in range(COLS):
+            here = _AUX + (r + 1) * w + c + 1  # filled cells in rows < r + 1, columns < c + 1
+            scratch[here] = (int(grid[r * COLS + c] != EMPTY) + scratch[here - w] + scratch[here - 1]
+                             - scratch[here - w - 1])
+    best = 0
+    for r in range(ROWS - side + 1):
+        for c in range(COLS - side + 1):
+            filled = (scratch[_AUX + (r + side) * w + c + side] - scratch[_AUX + r * w + c + side]
+                      - scratch[_AUX + (r + side) * w + c] + scratch[_AUX + r * w + c])
+            best = max(best, filled)
+    f = best / (side * side)
+    return f * f * f
+
+
+@njit(cache=True)
+def _village_progress(grid: np.ndarray, card: int, scratch: np.ndarray) -> float:
+    """Village clusters not yet scoring: Wildholds 8 x (size / 6) ** 3 below 6 cells; Greengold
+    Plains 3 x (kinds / 3) ** 3 below 3 neighbouring kinds."""
+    n = label_terrain(grid, VILLAGE, scratch)
+    value = 0.0
+    if card == 8:
+        for i in range(n):
+            size = scratch[_SIZ + i]
+            if size < 6:
+                value += 8.0 * (size / 6.0) ** 3
+        return value
+    for i in range(cluster_neighbour_kinds(grid, n, scratch)):
+        kinds = scratch[_AUX + i]
+        if kinds < 3:
+            value += 3.0 * (kinds / 3.0) ** 3
+    return value
+
+
+@njit(cache=True)
+def _stoneside_progress(grid: np.ndarray, mountains: np.ndarray, scratch: np.ndarray) -> float:
+    """Stoneside Forest: for each mountain not yet linked, the best forest cluster touching it
+    (and no other mountain) by ``(1 - d / 6) ** 2``, d = cells still missing to reach another one."""
+    n = label_terrain(grid, FOREST, scratch)
+    nm = mountains.shape[0]
+    for i in range(n):
+        scratch[_AUX + i] = 0  # bitmask of touched mountains
+        scratch[_AUX + N_CELLS + i] = 99  # cells missing to another mountain
+    for m in range(nm):
+        for k in range(4):
+            nb = _neighbor(mountains[m], k)
+            if nb >= 0 and scratch[_LAB + nb] >= 0:
+                scratch[_AUX + scratch[_LAB + nb]] |= 1 << m
+    for cell in range(N_CELLS):
+        lab = scratch[_LAB + cell]
+        if lab < 0:
+            continue
+        r, c = cell // COLS, cell % COLS
+        for m in range(nm):
+            if scratch[_AUX + lab] & (1 << m):
+                continue
+            d = abs(r - mountains[m] // COLS) + abs(c - mountains[m] % COLS) - 1
+            if d < scratch[_AUX + N_CELLS + lab]:
+                scratch[_AUX + N_CELLS + lab] = d
+    value = 0.0
+    for m in range(nm):
+        best = 0.0
+        linked = False
+        for i in range(n):
+            mask = scratch[_AUX + i]
+            if not mask & (1 << m):
+                continue
+            if mask != (1 << m):
+                linked = True
+                break
+            f = max(0.0, 1.0 - scratch[_AUX + N_CELLS + i] / 6.0)
+            best = max(best, f * f)
+        if not linked:
+            value += best
+    return value
+
+
+@njit(cache=True)
+def progress_value(card: int, grid: np.ndarray, mountains: np.ndarray, w: np.ndarray,
+                   scratch: np.ndarray) -> float:
+    """Points a scoring card is on its way to: unfinished rows and columns (Borderlands, 6
+    each) and diagonals (The Broken Road, 3 each) by their cubed fill, times ``lines``; empty
+    cells closed on 3 of 4 sides (The Cauldrons, 1 each when closed) times ``cauldron``."""
+    value = 0.0
+    if card == 12 and w[W_LINES] != 0.0:
+        for a in range(ROWS):
+            value += 6.0 * (_line_progress(grid, a * COLS, 1, COLS) + _line_progress(grid, a, COLS, ROWS))
+        value *= w[W_LINES]
+    elif card == 14 and w[W_LINES] != 0.0:
+        for d in range(ROWS):
+            value += 3.0 * _line_progress(grid, d * COLS, COLS + 1, ROWS - d)
+        value *= w[W_LINES]
+    elif card == 13 and w[W_BARONY] != 0.0:
+        value = 3.0 * w[W_BARONY] * _next_square_progress(grid, scratch)
+    elif (card == 8 or card == 10) and w[W_CLUSTERS] != 0.0:
+        value = w[W_CLUSTERS] * _village_progress(grid, card, scratch)
+    elif card == 3 and w[W_STONESIDE] != 0.0:
+        value = 3.0 * w[W_STONESIDE] * _stoneside_progress(grid, mountains, scratch)
+    return value
+
+
+@njit(cache=True)
+def map_value(grid: np.ndarray, ruins: np.ndarray, mountains: np.ndarray, edicts: np.ndarray, ew: np.ndarray,
               coin_gain: int, seasons_left: int, covered_ruins: int, w: np.ndarray,
               scratch: np.ndarray, seen: np.ndarray, stack: np.ndarray) -> float:
     """The greedy value of one map after a candidate (see the module docstring); ``scratch`` is
@@ -135,7 +282,8 @@ def map_value(grid: np.ndarray, ruins: np.ndarray, edicts: np.ndarray, ew: np.nd
     value = 0.0
     for e in range(4):
         if ew[e] > 0.0:
-            value += ew[e] * score_card_into(edicts[e], grid, ruins, scratch)
+            value += ew[e] * (score_card_into(edicts[e], grid, ruins, scratch)
+                              + progress_value(edicts[e], grid, mountains, w, scratch))
     value += w[W_COIN] * seasons_left * coin_gain
     value -= w[W_MONSTER] * seasons_left * monster_penalty(grid)
     if w[W_HOLE] != 0.0:
@@ -200,8 +348,8 @@ def score_candidates(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray
                     if not room:
                         gain = 0
                     actions[count] = _place_action(t, k, pl_cells[pid, 5], pl_cells[pid, 6])
-                    values[count] = map_value(drawn, ruins, edicts, ew, gain, seasons_left, covered, w,
-                                              work, seen, stack)
+                    values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
+                                              covered, w, work, seen, stack)
                 count += 1
         return count
     # 1x1 fallback: any empty cell, forest/village/farm/water/monster (monster only in an ambush)
@@ -220,7 +368,7 @@ def score_candidates(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray
                 gain = new_mountain_coins(drawn, mountains, done) if room else 0
                 covered = 1 if ruins[cell] else 0
                 actions[count] = FALLBACK_BASE + t * N_CELLS + cell
-                values[count] = map_value(drawn, ruins, edicts, ew, gain, seasons_left, covered, w,
+                values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left, covered, w,
                                           work, seen, stack)
             count += 1
     return count

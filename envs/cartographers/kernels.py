@@ -404,6 +404,28 @@ def _isolated_clusters(grid, terrain, other, scratch):
 
 
 @njit(cache=True)
+def cluster_neighbour_kinds(grid, n, scratch) -> int:
+    """After :func:`label_terrain` found ``n`` clusters: ``scratch[_AUX + i]`` = how many of forest,
+    farm, water, monster and mountain cluster i touches (Greengold Plains). Returns ``n``."""
+    flags = _AUX + n  # 8 flags per cluster after the n counts
+    for i in range(8 * n):
+        scratch[flags + i] = 0
+    for cell in range(N_CELLS):
+        lab = scratch[_LAB + cell]
+        if lab < 0:
+            continue
+        for k in range(4):
+            nb = _neighbor(cell, k)
+            if nb >= 0:
+                scratch[flags + lab * 8 + grid[nb]] = 1
+    for i in range(n):
+        base = flags + i * 8
+        scratch[_AUX + i] = scratch[base + FOREST] + scratch[base + FARM] + scratch[base + WATER] \
+            + scratch[base + MONSTER_T] + scratch[base + MOUNTAIN]
+    return n
+
+
+@njit(cache=True)
 def _village_card(grid, card, scratch):
     n = label_terrain(grid, VILLAGE, scratch)
     if n == 0:
@@ -427,9 +449,9 @@ def _village_card(grid, card, scratch):
             elif size > second:
                 second = size
         return 2 * second
-    for i in range(8 * n):
-        scratch[_AUX + i] = 0
     if card == 9:  # Great City: largest cluster not adjacent to a mountain
+        for i in range(n):
+            scratch[_AUX + i] = 0
         for cell in range(N_CELLS):
             if scratch[_LAB + cell] >= 0 and _has_neighbor(grid, cell, MOUNTAIN):
                 scratch[_AUX + scratch[_LAB + cell]] = 1
@@ -439,20 +461,9 @@ def _village_card(grid, card, scratch):
                 best = scratch[_SIZ + i]
         return best
     # card 10, Greengold Plains: clusters touching >= 3 of forest, farm, water, monster, mountain
-    for cell in range(N_CELLS):
-        lab = scratch[_LAB + cell]
-        if lab < 0:
-            continue
-        for k in range(4):
-            nb = _neighbor(cell, k)
-            if nb >= 0:
-                scratch[_AUX + lab * 8 + grid[nb]] = 1
     total = 0
-    for i in range(n):
-        base = _AUX + i * 8
-        kinds = scratch[base + FOREST] + scratch[base + FARM] + scratch[base + WATER] \
-            + scratch[base + MONSTER_T] + scratch[base + MOUNTAIN]
-        if kinds >= 3:
+    for i in range(cluster_neighbour_kinds(grid, n, scratch)):
+        if scratch[_AUX + i] >= 3:
             total += 3
     return total
 

@@ -77,7 +77,28 @@ def test_time_limit_counts_whole_futures_only(game):
     assert stats["simulations"] >= stats["best_visits"] * stats["children"]
 
 
+def test_the_progress_preset_ranks_and_plays_with_its_own_weights(game):
+    from agents.greedy import cartographers_kernels as G
+
+    state = _midgame(game, 9, steps=8)
+    mask = game.legal_mask(state)
+    search = make_agent(FLAT + ",greedy=progress", game)._turn_search
+    assert np.array_equal(search.weights, G.PROGRESS_WEIGHTS)
+    cands, values = search.candidates(state, mask)
+    actions, greedy_values = make_agent("greedy:preset=progress", game).action_values(state)
+    assert values[0] == greedy_values.max()
+    assert np.allclose(np.sort(values), np.sort(greedy_values[mask[actions]]))
+    plain = make_agent(FLAT, game)._turn_search.candidates(state, mask)[1]
+    assert not np.allclose(np.sort(plain), np.sort(values))  # the edicts of seed 9 have progress terms
+
+
 def test_options_that_do_not_apply_are_refused(game):
+    with pytest.raises(ConfigError, match="unknown preset 'clever'"):
+        make_agent(FLAT + ",greedy=clever", game)
+    with pytest.raises(ConfigError, match="greedy=<preset>.*flat search"):
+        make_agent("mcts:engine=compiled,simulations=50,greedy=progress", game)
+    with pytest.raises(ConfigError, match="greedy=<preset>.*flat search"):
+        make_agent("mcts:simulations=8,rollout=greedy,greedy=progress", game)
     with pytest.raises(ConfigError, match="flat search"):
         make_agent("mcts:engine=compiled,rollout=greedy,max_depth=3", game)
     with pytest.raises(ConfigError, match="halving must be true or false"):
