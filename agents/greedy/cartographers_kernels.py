@@ -41,6 +41,7 @@ from envs.cartographers.kernels import (
     COLS,
     EMPTY,
     FALLBACK_BASE,
+    FARM,
     FOREST,
     M_CAP,
     M_CARD,
@@ -55,6 +56,8 @@ from envs.cartographers.kernels import (
     ROWS,
     SCRATCH,
     VILLAGE,
+    WATER,
+    _has_neighbor,
     _lost_barony,
     _neighbor,
     _place_action,
@@ -104,31 +107,14 @@ def edict_weights(edicts_season: np.ndarray, season: int, future: float, decay: 
 
 
 @njit(cache=True)
-def small_hole_cells(grid: np.ndarray, max_size: int, seen: np.ndarray, stack: np.ndarray) -> int:
-    """Empty cells lying in empty regions of at most ``max_size`` cells (``seen`` bool[121] and
-    ``stack`` int32[121] are scratch)."""
-    for c in range(N_CELLS):
-        seen[c] = False
+def small_hole_cells(grid: np.ndarray, max_size: int, region: np.ndarray, sizes: np.ndarray,
+                     stack: np.ndarray) -> int:
+    """Empty cells lying in empty regions of at most ``max_size`` cells (``region``, ``sizes`` and
+    ``stack`` int32[121] are scratch, left as :func:`label_empty_regions` writes them)."""
     total = 0
-    for first in range(N_CELLS):
-        if grid[first] != EMPTY or seen[first]:
-            continue
-        seen[first] = True
-        stack[0] = first
-        top = 1
-        size = 0
-        while top > 0:
-            top -= 1
-            cell = stack[top]
-            size += 1
-            for k in range(4):
-                nb = _neighbor(cell, k)
-                if nb >= 0 and not seen[nb] and grid[nb] == EMPTY:
-                    seen[nb] = True
-                    stack[top] = nb
-                    top += 1
-        if size <= max_size:
-            total += size
+    for i in range(label_empty_regions(grid, region, sizes, stack)):
+        if sizes[i] <= max_size:
+            total += sizes[i]
     return total
 
 
@@ -276,9 +262,9 @@ def progress_value(card: int, grid: np.ndarray, mountains: np.ndarray, w: np.nda
 @njit(cache=True)
 def map_value(grid: np.ndarray, ruins: np.ndarray, mountains: np.ndarray, edicts: np.ndarray, ew: np.ndarray,
               coin_gain: int, seasons_left: int, covered_ruins: int, w: np.ndarray,
-              scratch: np.ndarray, seen: np.ndarray, stack: np.ndarray) -> float:
+              scratch: np.ndarray, region: np.ndarray, sizes: np.ndarray, stack: np.ndarray) -> float:
     """The greedy value of one map after a candidate (see the module docstring); ``scratch`` is
-    int32[SCRATCH] for the engine's scoring, ``seen``/``stack`` for :func:`small_hole_cells`."""
+    int32[SCRATCH] for the engine's scoring, ``region``/``sizes``/``stack`` for :func:`small_hole_cells`."""
     value = 0.0
     for e in range(4):
         if ew[e] > 0.0:
@@ -287,7 +273,129 @@ def map_value(grid: np.ndarray, ruins: np.ndarray, mountains: np.ndarray, edicts
     value += w[W_COIN] * seasons_left * coin_gain
     value -= w[W_MONSTER] * seasons_left * monster_penalty(grid)
     if w[W_HOLE] != 0.0:
-        value -= w[W_HOLE] * small_hole_cells(grid, int(w[W_HOLE_SIZE]), seen, stack)
+        value -= w[W_HOLE] * small_hole_cells(grid, int(w[W_HOLE_SIZE]), region, sizes, stack)
+    value -= w[W_RUIN] * covered_ruins
+    return value
+
+
+@njit(cache=True)
+def card_sees(card: int, terrain: int) -> bool:
+    """Whether drawing ``terrain`` can change scoring card ``card`` (with its progress term):
+    forest cards read forest only, farm-and-water cards farm and water, three village cards
+    villages only; Treetower, Greengold Plains and the arrangement cards read every filled cell."""
+    if card == 0 or card == 1 or card == 3:
+        return terrain == FOREST
+    if 4 <= card <= 7:
+        return terrain == FARM or terrain == WATER
+    if card == 8 or card == 9 or card == 11:
+        return terrain == VILLAGE
+    return True
+
+
+@njit(cache=True)
+def label_empty_regions(grid: np.ndarray, region: np.ndarray, sizes: np.ndarray, stack: np.ndarray) -> int:
+    """``region[cell]`` = id of the empty region holding the cell (-1 when filled), ``sizes[id]``
+    its cell count; returns the number of regions."""
+    for c in range(N_CELLS):
+        region[c] = -1
+    n = 0
+    for first in range(N_CELLS):
+        if grid[first] != EMPTY or region[first] >= 0:
+            continue
+        region[first] = n
+        stack[0] = first
+        top = 1
+        size = 0
+        while top > 0:
+            top -= 1
+            cell = stack[top]
+            size += 1
+            for k in range(4):
+                nb = _neighbor(cell, k)
+                if nb >= 0 and region[nb] < 0 and grid[nb] == EMPTY:
+                    region[nb] = n
+                    stack[top] = nb
+                    top += 1
+        sizes[n] = size
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def small_holes_after(drawn: np.ndarray, cells: np.ndarray, ncells: int, max_size: int, base_small: int,
+                      region: np.ndarray, sizes: np.ndarray, marks: np.ndarray, stack: np.ndarray) -> int:
+    """:func:`small_hole_cells` of ``drawn`` = the decision map plus ``cells`` (a placement on
+    empty cells; Forgotten Forest's two cells touch only diagonally, so they may lie in two empty
+    regions): the base count without the regions the cells lie in, plus the small pieces those
+    split into, found by floods that stop past ``max_size`` cells. ``marks`` int64[2 * N_CELLS + 1]
+    keeps flood stamps, counted-cell stamps and the stamp counter."""
+    small = base_small
+    for j in range(ncells):
+        r = region[cells[j]]
+        first = True
+        for q in range(j):
+            if region[cells[q]] == r:
+                first = False
+        if first and sizes[r] <= max_size:
+            small -= sizes[r]
+    marks[2 * N_CELLS] += 1
+    candidate = marks[2 * N_CELLS]
+    for j in range(ncells):
+        for k in range(4):
+            start = _neighbor(cells[j], k)
+            if start < 0 or drawn[start] != EMPTY or marks[N_CELLS + start] == candidate:
+                continue
+            marks[2 * N_CELLS] += 1
+            flood = marks[2 * N_CELLS]
+            marks[start] = flood
+            stack[0] = start
+            top = 1
+            size = 0
+            while top > 0 and size <= max_size:
+                top -= 1
+                cell = stack[N_CELLS + size] = stack[top]
+                size += 1
+                for kk in range(4):
+                    nb = _neighbor(cell, kk)
+                    if nb >= 0 and drawn[nb] == EMPTY and marks[nb] != flood:
+                        marks[nb] = flood
+                        stack[top] = nb
+                        top += 1
+            if size <= max_size and top == 0:
+                small += size
+                for q in range(size):
+                    marks[N_CELLS + stack[N_CELLS + q]] = candidate
+    return small
+
+
+@njit(cache=True)
+def fast_value(drawn: np.ndarray, cells: np.ndarray, ncells: int, terrain: int, ruins: np.ndarray,
+               mountains: np.ndarray, edicts: np.ndarray, ew: np.ndarray, coin_gain: int, seasons_left: int,
+               covered_ruins: int, w: np.ndarray, scratch: np.ndarray, base_terms: np.ndarray,
+               base_monster: int, base_small: int, region: np.ndarray, sizes: np.ndarray,
+               marks: np.ndarray, stack: np.ndarray) -> float:
+    """:func:`map_value` of ``drawn`` (the decision map plus ``cells`` in ``terrain``, never a
+    monster), bit for bit, from the decision's own values: an edict that cannot see the
+    terrain keeps its ``base_terms`` entry, monster exposure drops by the drawn cells that touch a
+    monster, small holes change only inside the region the cells split (tests compare every
+    candidate of many decisions with :func:`map_value`)."""
+    value = 0.0
+    for e in range(4):
+        if ew[e] > 0.0:
+            if card_sees(edicts[e], terrain):
+                value += ew[e] * (score_card_into(edicts[e], drawn, ruins, scratch)
+                                  + progress_value(edicts[e], drawn, mountains, w, scratch))
+            else:
+                value += ew[e] * base_terms[e]
+    value += w[W_COIN] * seasons_left * coin_gain
+    touched = 0
+    for j in range(ncells):
+        if _has_neighbor(drawn, cells[j], MONSTER_T):
+            touched += 1
+    value -= w[W_MONSTER] * seasons_left * (base_monster - touched)
+    if w[W_HOLE] != 0.0:
+        value -= w[W_HOLE] * small_holes_after(drawn, cells, ncells, int(w[W_HOLE_SIZE]), base_small, region,
+                                               sizes, marks, stack)
     value -= w[W_RUIN] * covered_ruins
     return value
 
@@ -297,6 +405,14 @@ def score_candidates(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray
                      values: np.ndarray) -> int:
     """Write every legal action of the current decision and its greedy value into ``actions`` /
     ``values`` (length >= MAX_CANDIDATES); ``buf`` is int32[>= 2000, 2] scratch. Returns the count."""
+    return score_all(st, tb, w, buf, actions, values, True)
+
+
+@njit(cache=True)
+def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, values: np.ndarray,
+              fast: bool) -> int:
+    """:func:`score_candidates`; ``fast=False`` values every candidate with :func:`map_value` on
+    the whole map (the definition), ``fast=True`` with :func:`fast_value` (the same numbers)."""
     meta, cards, pl_cells = st[6], tb[2], tb[5]
     if meta[M_PHASE] == PHASE_OVER:
         return 0
@@ -316,10 +432,28 @@ def score_candidates(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray
     ambush = meta[M_PHASE] == PHASE_AMBUSH
     drawn = np.empty(N_CELLS, np.int8)
     work = np.empty(SCRATCH, np.int32)
-    seen = np.empty(N_CELLS, np.bool_)
+    whole_region = np.empty(N_CELLS, np.int32)  # map_value's scratch: region/sizes keep the decision's
+    whole_sizes = np.empty(N_CELLS, np.int32)
     stack = np.empty(N_CELLS, np.int32)
     require = meta[M_PHASE] == PHASE_EXPLORE and ruins_required
     n = enumerate_legal(grid, ruins, cards, tb[4], tb[6], card, require, buf, False)
+    for c in range(N_CELLS):
+        drawn[c] = grid[c]
+    base_terms = np.zeros(4)
+    region = np.empty(N_CELLS, np.int32)
+    sizes = np.empty(N_CELLS, np.int32)
+    marks = np.zeros(2 * N_CELLS + 1, np.int64)
+    stack2 = np.empty(2 * N_CELLS, np.int32)
+    base_monster = 0
+    base_small = 0
+    if fast and not ambush:
+        for e in range(4):
+            if ew[e] > 0.0:
+                base_terms[e] = score_card_into(edicts[e], grid, ruins, work) \
+                    + progress_value(edicts[e], grid, mountains, w, work)
+        base_monster = monster_penalty(grid)
+        if w[W_HOLE] != 0.0:
+            base_small = small_hole_cells(grid, int(w[W_HOLE_SIZE]), region, sizes, stack)
     count = 0
     if n > 0:
         nterr = 1 if ambush else cards[card, C_NTERR]
@@ -334,8 +468,6 @@ def score_candidates(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray
                         covered += 1
             for t in range(nterr):
                 terrain = MONSTER_T if ambush else cards[card, C_TERR + t]
-                for c in range(N_CELLS):
-                    drawn[c] = grid[c]
                 for j in range(ncells):
                     drawn[pl_cells[pid, j]] = terrain
                 if ambush:
@@ -348,18 +480,25 @@ def score_candidates(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray
                     if not room:
                         gain = 0
                     actions[count] = _place_action(t, k, pl_cells[pid, 5], pl_cells[pid, 6])
-                    values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
-                                              covered, w, work, seen, stack)
+                    if fast and terrain != MONSTER_T:  # a drawn monster (Rift Lands) is valued in full
+                        values[count] = fast_value(drawn, pl_cells[pid], ncells, terrain, ruins, mountains,
+                                                   edicts, ew, gain, seasons_left, covered, w, work,
+                                                   base_terms, base_monster, base_small, region, sizes,
+                                                   marks, stack2)
+                    else:
+                        values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
+                                                  covered, w, work, whole_region, whole_sizes, stack)
+                for j in range(ncells):
+                    drawn[pl_cells[pid, j]] = grid[pl_cells[pid, j]]
                 count += 1
         return count
     # 1x1 fallback: any empty cell, forest/village/farm/water/monster (monster only in an ambush)
+    one = np.zeros(1, np.int16)
     for cell in range(N_CELLS):
         if grid[cell] != EMPTY:
             continue
         for t in range(1 if ambush else 5):
             terrain = MONSTER_T if ambush else 1 + t
-            for c in range(N_CELLS):
-                drawn[c] = grid[c]
             drawn[cell] = terrain
             if ambush:
                 actions[count] = AMBUSH_FALLBACK_BASE + cell
@@ -368,8 +507,15 @@ def score_candidates(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray
                 gain = new_mountain_coins(drawn, mountains, done) if room else 0
                 covered = 1 if ruins[cell] else 0
                 actions[count] = FALLBACK_BASE + t * N_CELLS + cell
-                values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left, covered, w,
-                                          work, seen, stack)
+                one[0] = cell
+                if fast and terrain != MONSTER_T:
+                    values[count] = fast_value(drawn, one, 1, terrain, ruins, mountains, edicts, ew, gain,
+                                               seasons_left, covered, w, work, base_terms, base_monster,
+                                               base_small, region, sizes, marks, stack2)
+                else:
+                    values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
+                                              covered, w, work, whole_region, whole_sizes, stack)
+            drawn[cell] = grid[cell]
             count += 1
     return count
 
