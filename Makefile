@@ -10,7 +10,7 @@ comma := ,
 DEMO_POLICY := models/cartographers_solo/policy.pt
 DEMO_MCTS := mcts:simulations=8,prior=greedy,rollout=greedy,widening=1/0.4,paired=true
 
-.PHONY: setup demo test test-all bench lint clean browser train-demo tensorboard
+.PHONY: setup demo test test-all bench lint clean clean-cache browser train-demo tensorboard
 
 setup: $(STAMP)
 
@@ -56,5 +56,9 @@ bench: setup
 lint: setup
 	$(BIN)/ruff check envs agents experiments tests
 
-clean:
+clean: clean-cache
 	rm -rf $(VENV) .ray_home runs .pytest_cache
+
+# numba's compiled code, one folder per version of the sources (envs/core/numba_cache.py)
+clean-cache:
+	rm -rf .numba_cache

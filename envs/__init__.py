@@ -6,6 +6,10 @@ Importing ``envs`` registers the environment ids with Gymnasium:
 
 import gymnasium as gym
 
+from envs.core.numba_cache import configure_numba_cache
+
+configure_numba_cache()  # before any compiled function is defined (see envs/core/numba_cache.py)
+
 _ENVS = {
     "meeplelab/Cartographers-v0": "envs.cartographers.env:CartographersEnv",
     "meeplelab/Cascadia-v0": "envs.cascadia.env:CascadiaEnv",

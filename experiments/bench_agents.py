@@ -11,7 +11,10 @@ compiled greedy playout (their ratio is what numba saves around it). One Cascadi
 turn-search simulation = determinize, play a candidate turn, greedy playout of every seat to the
 end, score (64 per turn at the setting in configs/eval_cascadia_4p.yaml). One Dorfromantik search
 simulation = copy the state, resample the hidden order, place a candidate, greedy playout to the
-end, score (``agents/mcts_dorfromantik.py``), timed after 10 and after 40 placements.
+end, score (``agents/mcts_dorfromantik.py``), timed after 10 and after 40 placements. The
+Cartographers greedy valuation of every candidate is timed both ways on the decisions of greedy
+games: from the decision's own scores (what the agent runs) and on the whole drawn map (its
+definition, :func:`agents.greedy.cartographers_kernels.map_value`); both give the same numbers.
 """
 
 from __future__ import annotations
@@ -112,9 +115,39 @@ def run_bench(quick: bool = False) -> dict:
     out["raw_random_playout_games_per_s_cpu"] = round(_playout_rate(game, start, 300 if quick else 3000), 1)
     for key, value in _greedy_latency(game, 1 if quick else 5).items():
         out[f"greedy_{key}"] = round(value, 3) if isinstance(value, float) else value
+    out.update(_greedy_valuation(game, 4 if quick else 20))
     out.update(_cartographers_greedy_searches(game, start, mid, repeats))
     out.update(_cascadia_turn_search(repeats))
     out.update(_dorfromantik_search(repeats))
+    return out
+
+
+def _greedy_valuation(game, games: int) -> dict[str, float]:
+    """Microseconds of CPU per candidate valued, from the decision's own scores vs on the whole
+    map, over every decision of ``games`` greedy games, for both weight presets."""
+    from agents.greedy import cartographers_kernels as G
+
+    agent = make_agent("greedy", game)
+    states = []
+    for seed in range(games):
+        state = game.new_game(seed)
+        rng = np.random.default_rng(seed)
+        while not game.is_over(state):
+            states.append(state.copy())
+            game.step(state, agent.act(state, game.legal_mask(state), rng))
+    buf = np.empty((4096, 2), np.int32)
+    actions, values = np.empty(G.MAX_CANDIDATES, np.int64), np.empty(G.MAX_CANDIDATES)
+    out: dict[str, float] = {}
+    for preset, weights in G.PRESETS.items():
+        per: dict[bool, float] = {}
+        for fast in (False, True):
+            G.score_all(states[0].arrays(), game.tb, weights, buf, actions, values, fast)  # warm-up
+            start = time.process_time()
+            count = sum(G.score_all(s.arrays(), game.tb, weights, buf, actions, values, fast) for s in states)
+            per[fast] = (time.process_time() - start) / count * 1e6
+        out[f"cartographers_greedy_{preset}_us_per_candidate_whole_map_cpu"] = round(per[False], 3)
+        out[f"cartographers_greedy_{preset}_us_per_candidate_cpu"] = round(per[True], 3)
+        out[f"cartographers_greedy_{preset}_valuation_speedup"] = round(per[False] / per[True], 2)
     return out
 
 
