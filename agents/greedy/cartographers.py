@@ -52,7 +52,6 @@ class GreedyAgent(ValueGreedy):
     def __init__(self, game: Game, preset: str = "default", **weights: Any):
         check_game(game, "cartographers")
         self.game = game
-        self.preset = preset
         self.weights = parse_weights("cartographers", weights, G.WEIGHT_NAMES, preset_weights(preset),
                                      integers=("hole_size",))
         self._buf = np.empty((4096, 2), dtype=np.int32)

@@ -107,14 +107,14 @@ def edict_weights(edicts_season: np.ndarray, season: int, future: float, decay: 
 
 
 @njit(cache=True)
-def small_hole_cells(grid: np.ndarray, max_size: int, region: np.ndarray, sizes: np.ndarray,
-                     stack: np.ndarray) -> int:
-    """Empty cells lying in empty regions of at most ``max_size`` cells (``region``, ``sizes`` and
-    ``stack`` int32[121] are scratch, left as :func:`label_empty_regions` writes them)."""
+def small_hole_cells(grid: np.ndarray, max_size: int, scratch: np.ndarray) -> int:
+    """Empty cells lying in empty regions of at most ``max_size`` cells; ``scratch`` int32[SCRATCH]
+    is left holding the regions as :func:`label_terrain` writes them (labels at ``_LAB``, sizes at
+    ``_SIZ``)."""
     total = 0
-    for i in range(label_empty_regions(grid, region, sizes, stack)):
-        if sizes[i] <= max_size:
-            total += sizes[i]
+    for i in range(label_terrain(grid, EMPTY, scratch)):
+        if scratch[_SIZ + i] <= max_size:
+            total += scratch[_SIZ + i]
     return total
 
 
@@ -262,9 +262,9 @@ def progress_value(card: int, grid: np.ndarray, mountains: np.ndarray, w: np.nda
 @njit(cache=True)
 def map_value(grid: np.ndarray, ruins: np.ndarray, mountains: np.ndarray, edicts: np.ndarray, ew: np.ndarray,
               coin_gain: int, seasons_left: int, covered_ruins: int, w: np.ndarray,
-              scratch: np.ndarray, region: np.ndarray, sizes: np.ndarray, stack: np.ndarray) -> float:
+              scratch: np.ndarray) -> float:
     """The greedy value of one map after a candidate (see the module docstring); ``scratch`` is
-    int32[SCRATCH] for the engine's scoring, ``region``/``sizes``/``stack`` for :func:`small_hole_cells`."""
+    int32[SCRATCH] for the engine's scoring and :func:`small_hole_cells`."""
     value = 0.0
     for e in range(4):
         if ew[e] > 0.0:
@@ -273,7 +273,7 @@ def map_value(grid: np.ndarray, ruins: np.ndarray, mountains: np.ndarray, edicts
     value += w[W_COIN] * seasons_left * coin_gain
     value -= w[W_MONSTER] * seasons_left * monster_penalty(grid)
     if w[W_HOLE] != 0.0:
-        value -= w[W_HOLE] * small_hole_cells(grid, int(w[W_HOLE_SIZE]), region, sizes, stack)
+        value -= w[W_HOLE] * small_hole_cells(grid, int(w[W_HOLE_SIZE]), scratch)
     value -= w[W_RUIN] * covered_ruins
     return value
 
@@ -293,51 +293,23 @@ def card_sees(card: int, terrain: int) -> bool:
 
 
 @njit(cache=True)
-def label_empty_regions(grid: np.ndarray, region: np.ndarray, sizes: np.ndarray, stack: np.ndarray) -> int:
-    """``region[cell]`` = id of the empty region holding the cell (-1 when filled), ``sizes[id]``
-    its cell count; returns the number of regions."""
-    for c in range(N_CELLS):
-        region[c] = -1
-    n = 0
-    for first in range(N_CELLS):
-        if grid[first] != EMPTY or region[first] >= 0:
-            continue
-        region[first] = n
-        stack[0] = first
-        top = 1
-        size = 0
-        while top > 0:
-            top -= 1
-            cell = stack[top]
-            size += 1
-            for k in range(4):
-                nb = _neighbor(cell, k)
-                if nb >= 0 and region[nb] < 0 and grid[nb] == EMPTY:
-                    region[nb] = n
-                    stack[top] = nb
-                    top += 1
-        sizes[n] = size
-        n += 1
-    return n
-
-
-@njit(cache=True)
 def small_holes_after(drawn: np.ndarray, cells: np.ndarray, ncells: int, max_size: int, base_small: int,
-                      region: np.ndarray, sizes: np.ndarray, marks: np.ndarray, stack: np.ndarray) -> int:
+                      holes: np.ndarray, marks: np.ndarray, stack: np.ndarray) -> int:
     """:func:`small_hole_cells` of ``drawn`` = the decision map plus ``cells`` (a placement on
     empty cells; Forgotten Forest's two cells touch only diagonally, so they may lie in two empty
     regions): the base count without the regions the cells lie in, plus the small pieces those
-    split into, found by floods that stop past ``max_size`` cells. ``marks`` int64[2 * N_CELLS + 1]
+    split into, found by floods that stop past ``max_size`` cells. ``holes`` holds the decision
+    map's empty regions as :func:`small_hole_cells` left them; ``marks`` int64[2 * N_CELLS + 1]
     keeps flood stamps, counted-cell stamps and the stamp counter."""
     small = base_small
     for j in range(ncells):
-        r = region[cells[j]]
+        r = holes[_LAB + cells[j]]
         first = True
         for q in range(j):
-            if region[cells[q]] == r:
+            if holes[_LAB + cells[q]] == r:
                 first = False
-        if first and sizes[r] <= max_size:
-            small -= sizes[r]
+        if first and holes[_SIZ + r] <= max_size:
+            small -= holes[_SIZ + r]
     marks[2 * N_CELLS] += 1
     candidate = marks[2 * N_CELLS]
     for j in range(ncells):
@@ -372,8 +344,8 @@ def small_holes_after(drawn: np.ndarray, cells: np.ndarray, ncells: int, max_siz
 def fast_value(drawn: np.ndarray, cells: np.ndarray, ncells: int, terrain: int, ruins: np.ndarray,
                mountains: np.ndarray, edicts: np.ndarray, ew: np.ndarray, coin_gain: int, seasons_left: int,
                covered_ruins: int, w: np.ndarray, scratch: np.ndarray, base_terms: np.ndarray,
-               base_monster: int, base_small: int, region: np.ndarray, sizes: np.ndarray,
-               marks: np.ndarray, stack: np.ndarray) -> float:
+               base_monster: int, base_small: int, holes: np.ndarray, marks: np.ndarray,
+               stack: np.ndarray) -> float:
     """:func:`map_value` of ``drawn`` (the decision map plus ``cells`` in ``terrain``, never a
     monster), bit for bit, from the decision's own values: an edict that cannot see the
     terrain keeps its ``base_terms`` entry, monster exposure drops by the drawn cells that touch a
@@ -394,8 +366,8 @@ def fast_value(drawn: np.ndarray, cells: np.ndarray, ncells: int, terrain: int, 
             touched += 1
     value -= w[W_MONSTER] * seasons_left * (base_monster - touched)
     if w[W_HOLE] != 0.0:
-        value -= w[W_HOLE] * small_holes_after(drawn, cells, ncells, int(w[W_HOLE_SIZE]), base_small, region,
-                                               sizes, marks, stack)
+        value -= w[W_HOLE] * small_holes_after(drawn, cells, ncells, int(w[W_HOLE_SIZE]), base_small, holes,
+                                               marks, stack)
     value -= w[W_RUIN] * covered_ruins
     return value
 
@@ -430,20 +402,14 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
     card = meta[M_CARD]
     ruins_required = meta[M_RUINS] != 0
     ambush = meta[M_PHASE] == PHASE_AMBUSH
-    drawn = np.empty(N_CELLS, np.int8)
+    drawn = grid.copy()  # each candidate is drawn on it and erased again
     work = np.empty(SCRATCH, np.int32)
-    whole_region = np.empty(N_CELLS, np.int32)  # map_value's scratch: region/sizes keep the decision's
-    whole_sizes = np.empty(N_CELLS, np.int32)
-    stack = np.empty(N_CELLS, np.int32)
     require = meta[M_PHASE] == PHASE_EXPLORE and ruins_required
     n = enumerate_legal(grid, ruins, cards, tb[4], tb[6], card, require, buf, False)
-    for c in range(N_CELLS):
-        drawn[c] = grid[c]
     base_terms = np.zeros(4)
-    region = np.empty(N_CELLS, np.int32)
-    sizes = np.empty(N_CELLS, np.int32)
+    holes = np.empty(SCRATCH, np.int32)  # the decision map's empty regions (fast path)
     marks = np.zeros(2 * N_CELLS + 1, np.int64)
-    stack2 = np.empty(2 * N_CELLS, np.int32)
+    stack = np.empty(2 * N_CELLS, np.int32)
     base_monster = 0
     base_small = 0
     if fast and not ambush:
@@ -453,7 +419,7 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
                     + progress_value(edicts[e], grid, mountains, w, work)
         base_monster = monster_penalty(grid)
         if w[W_HOLE] != 0.0:
-            base_small = small_hole_cells(grid, int(w[W_HOLE_SIZE]), region, sizes, stack)
+            base_small = small_hole_cells(grid, int(w[W_HOLE_SIZE]), holes)
     count = 0
     if n > 0:
         nterr = 1 if ambush else cards[card, C_NTERR]
@@ -483,11 +449,11 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
                     if fast and terrain != MONSTER_T:  # a drawn monster (Rift Lands) is valued in full
                         values[count] = fast_value(drawn, pl_cells[pid], ncells, terrain, ruins, mountains,
                                                    edicts, ew, gain, seasons_left, covered, w, work,
-                                                   base_terms, base_monster, base_small, region, sizes,
-                                                   marks, stack2)
+                                                   base_terms, base_monster, base_small, holes, marks,
+                                                   stack)
                     else:
                         values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
-                                                  covered, w, work, whole_region, whole_sizes, stack)
+                                                  covered, w, work)
                 for j in range(ncells):
                     drawn[pl_cells[pid, j]] = grid[pl_cells[pid, j]]
                 count += 1
@@ -511,10 +477,10 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
                 if fast and terrain != MONSTER_T:
                     values[count] = fast_value(drawn, one, 1, terrain, ruins, mountains, edicts, ew, gain,
                                                seasons_left, covered, w, work, base_terms, base_monster,
-                                               base_small, region, sizes, marks, stack2)
+                                               base_small, holes, marks, stack)
                 else:
                     values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
-                                              covered, w, work, whole_region, whole_sizes, stack)
+                                              covered, w, work)
             drawn[cell] = grid[cell]
             count += 1
     return count
