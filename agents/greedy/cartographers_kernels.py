@@ -293,6 +293,45 @@ def card_sees(card: int, terrain: int) -> bool:
 
 
 @njit(cache=True)
+def _empty_neighbours(drawn: np.ndarray, cell: int) -> int:
+    """How many of ``cell``'s orthogonal neighbours are empty, plus 8 x (the last one found + 1):
+    ``count = v & 7``, ``last = (v >> 3) - 1``."""
+    count = 0
+    last = -1
+    for k in range(4):
+        nb = _neighbor(cell, k)
+        if nb >= 0 and drawn[nb] == EMPTY:
+            count += 1
+            last = nb
+    return count + 8 * (last + 1)
+
+
+@njit(cache=True)
+def _tiny_pieces(drawn: np.ndarray, cells: np.ndarray, ncells: int, max_size: int, marks: np.ndarray,
+                 candidate: int) -> int:
+    """Cells in the empty pieces of at most ``max_size`` <= 2 cells that touch ``cells`` on
+    ``drawn``: a cell with no empty neighbour is a piece of 1; a cell whose one empty neighbour has
+    no other is a piece of 2 (cells already seen carry the stamp ``candidate`` in ``marks``)."""
+    found = 0
+    for j in range(ncells):
+        for k in range(4):
+            x = _neighbor(cells[j], k)
+            if x < 0 or drawn[x] != EMPTY or marks[N_CELLS + x] == candidate:
+                continue
+            marks[N_CELLS + x] = candidate
+            v = _empty_neighbours(drawn, x)
+            if v & 7 == 0:
+                if max_size >= 1:
+                    found += 1
+            elif v & 7 == 1 and max_size >= 2:
+                y = (v >> 3) - 1
+                if _empty_neighbours(drawn, y) & 7 == 1:
+                    marks[N_CELLS + y] = candidate
+                    found += 2
+    return found
+
+
+@njit(cache=True)
 def small_holes_after(drawn: np.ndarray, cells: np.ndarray, ncells: int, max_size: int, base_small: int,
                       holes: np.ndarray, marks: np.ndarray, stack: np.ndarray) -> int:
     """:func:`small_hole_cells` of ``drawn`` = the decision map plus ``cells`` (a placement on
@@ -300,7 +339,8 @@ def small_holes_after(drawn: np.ndarray, cells: np.ndarray, ncells: int, max_siz
     regions): the base count without the regions the cells lie in, plus the small pieces those
     split into, found by floods that stop past ``max_size`` cells. ``holes`` holds the decision
     map's empty regions as :func:`small_hole_cells` left them; ``marks`` int64[2 * N_CELLS + 1]
-    keeps flood stamps, counted-cell stamps and the stamp counter."""
+    keeps flood stamps, counted-cell stamps and the stamp counter. Pieces of at most 2 cells
+    (the presets' ``hole_size``) are recognised from neighbour counts alone, without a flood."""
     small = base_small
     for j in range(ncells):
         r = holes[_LAB + cells[j]]
@@ -312,6 +352,8 @@ def small_holes_after(drawn: np.ndarray, cells: np.ndarray, ncells: int, max_siz
             small -= holes[_SIZ + r]
     marks[2 * N_CELLS] += 1
     candidate = marks[2 * N_CELLS]
+    if max_size <= 2:
+        return small + _tiny_pieces(drawn, cells, ncells, max_size, marks, candidate)
     for j in range(ncells):
         for k in range(4):
             start = _neighbor(cells[j], k)

@@ -104,20 +104,22 @@ def test_greedy_mean_evaluation_is_non_negative(game):
 def test_fast_values_equal_the_whole_map_values_bit_for_bit(players):
     """score_candidates values each candidate from the decision's own scores (edicts blind to the
     terrain, monster exposure, small holes only where the shape splits a region); every value must
-    equal map_value on the whole drawn map, for both presets and a wider hole setting."""
+    equal map_value on the whole drawn map, for both presets and a wider and a narrower hole setting."""
     game = make_game("cartographers", players=players)
     buf = np.empty((4096, 2), np.int32)
     full_a, fast_a = np.empty(G.MAX_CANDIDATES, np.int64), np.empty(G.MAX_CANDIDATES, np.int64)
     full_v, fast_v = np.empty(G.MAX_CANDIDATES), np.empty(G.MAX_CANDIDATES)
     wide = G.PROGRESS_WEIGHTS.copy()
-    wide[G.W_HOLE_SIZE] = 5
+    wide[G.W_HOLE_SIZE] = 5  # the flood path
+    single = G.DEFAULT_WEIGHTS.copy()
+    single[G.W_HOLE_SIZE] = 1  # only single-cell holes count
     checked = 0
     for seed in range(12 if players == 1 else 4):
         state = game.new_game(seed)
         agent = make_agent("greedy" if seed % 2 else "greedy:preset=progress", game)
         rng = np.random.default_rng(seed)
         while not game.is_over(state):
-            for weights in (G.DEFAULT_WEIGHTS, G.PROGRESS_WEIGHTS, wide):
+            for weights in (G.DEFAULT_WEIGHTS, G.PROGRESS_WEIGHTS, wide, single):
                 n = G.score_all(state.arrays(), game.tb, weights, buf, full_a, full_v, False)
                 assert G.score_all(state.arrays(), game.tb, weights, buf, fast_a, fast_v, True) == n
                 assert np.array_equal(full_a[:n], fast_a[:n])
