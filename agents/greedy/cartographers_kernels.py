@@ -71,6 +71,8 @@ from envs.cartographers.kernels import (
     score_card_into,
     start_solo_game,
     step,
+    stoneside_from_labels,
+    village_from_labels,
 )
 from envs.core.rng import next_u64
 
@@ -136,7 +138,7 @@ def new_mountain_coins(grid: np.ndarray, mountains: np.ndarray, done: np.ndarray
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _line_progress(grid: np.ndarray, start: int, stride: int, length: int) -> float:
     """Progress of one unfinished line: ``(filled / length) ** 3`` (0 when complete: it scores)."""
     filled = 0
@@ -150,9 +152,10 @@ def _line_progress(grid: np.ndarray, start: int, stride: int, length: int) -> fl
 
 
 @njit(cache=True)
-def _next_square_progress(grid: np.ndarray, scratch: np.ndarray) -> float:
-    """Lost Barony: cubed fill of the fullest square one larger than the largest filled one."""
-    side = _lost_barony(grid, scratch) // 3 + 1
+def _next_square_progress(grid: np.ndarray, barony_points: int, scratch: np.ndarray) -> float:
+    """Lost Barony: cubed fill of the fullest square one larger than the largest filled one
+    (``barony_points`` = the card's score, 3 x that square's side)."""
+    side = barony_points // 3 + 1
     if side > ROWS:
         return 0.0
     w = COLS + 1
@@ -174,10 +177,10 @@ def _next_square_progress(grid: np.ndarray, scratch: np.ndarray) -> float:
 
 
 @njit(cache=True)
-def _village_progress(grid: np.ndarray, card: int, scratch: np.ndarray) -> float:
+def _village_progress(grid: np.ndarray, card: int, n: int, kinds_ready: bool, scratch: np.ndarray) -> float:
     """Village clusters not yet scoring: Wildholds 8 x (size / 6) ** 3 below 6 cells; Greengold
-    Plains 3 x (kinds / 3) ** 3 below 3 neighbouring kinds."""
-    n = label_terrain(grid, VILLAGE, scratch)
+    Plains 3 x (kinds / 3) ** 3 below 3 neighbouring kinds. ``scratch`` holds the ``n`` village
+    clusters (:func:`label_terrain`), with their kinds when ``kinds_ready``."""
     value = 0.0
     if card == 8:
         for i in range(n):
@@ -185,7 +188,9 @@ def _village_progress(grid: np.ndarray, card: int, scratch: np.ndarray) -> float
             if size < 6:
                 value += 8.0 * (size / 6.0) ** 3
         return value
-    for i in range(cluster_neighbour_kinds(grid, n, scratch)):
+    if not kinds_ready:
+        cluster_neighbour_kinds(grid, n, scratch)
+    for i in range(n):
         kinds = scratch[_AUX + i]
         if kinds < 3:
             value += 3.0 * (kinds / 3.0) ** 3
@@ -193,15 +198,18 @@ def _village_progress(grid: np.ndarray, card: int, scratch: np.ndarray) -> float
 
 
 @njit(cache=True)
-def _stoneside_progress(grid: np.ndarray, mountains: np.ndarray, scratch: np.ndarray) -> float:
+def _stoneside_progress(grid: np.ndarray, mountains: np.ndarray, n: int, scratch: np.ndarray) -> float:
     """Stoneside Forest: for each mountain not yet linked, the best forest cluster touching it
-    (and no other mountain) by ``(1 - d / 6) ** 2``, d = cells still missing to reach another one."""
-    n = label_terrain(grid, FOREST, scratch)
+    (and no other mountain) by ``(1 - d / 6) ** 2``, d = cells still missing to reach another one.
+    ``scratch`` holds the ``n`` forest clusters (:func:`label_terrain`)."""
     nm = mountains.shape[0]
     for i in range(n):
         scratch[_AUX + i] = 0  # bitmask of touched mountains
         scratch[_AUX + N_CELLS + i] = 99  # cells missing to another mountain
+    rows, cols = _AUX + 2 * N_CELLS, _AUX + 3 * N_CELLS  # each mountain's row and column
     for m in range(nm):
+        scratch[rows + m] = mountains[m] // COLS
+        scratch[cols + m] = mountains[m] % COLS
         for k in range(4):
             nb = _neighbor(mountains[m], k)
             if nb >= 0 and scratch[_LAB + nb] >= 0:
@@ -211,10 +219,11 @@ def _stoneside_progress(grid: np.ndarray, mountains: np.ndarray, scratch: np.nda
         if lab < 0:
             continue
         r, c = cell // COLS, cell % COLS
+        touched = scratch[_AUX + lab]
         for m in range(nm):
-            if scratch[_AUX + lab] & (1 << m):
+            if touched & (1 << m):
                 continue
-            d = abs(r - mountains[m] // COLS) + abs(c - mountains[m] % COLS) - 1
+            d = abs(r - scratch[rows + m]) + abs(c - scratch[cols + m]) - 1
             if d < scratch[_AUX + N_CELLS + lab]:
                 scratch[_AUX + N_CELLS + lab] = d
     value = 0.0
@@ -251,12 +260,36 @@ def progress_value(card: int, grid: np.ndarray, mountains: np.ndarray, w: np.nda
             value += 3.0 * _line_progress(grid, d * COLS, COLS + 1, ROWS - d)
         value *= w[W_LINES]
     elif card == 13 and w[W_BARONY] != 0.0:
-        value = 3.0 * w[W_BARONY] * _next_square_progress(grid, scratch)
+        value = 3.0 * w[W_BARONY] * _next_square_progress(grid, _lost_barony(grid, scratch), scratch)
     elif (card == 8 or card == 10) and w[W_CLUSTERS] != 0.0:
-        value = w[W_CLUSTERS] * _village_progress(grid, card, scratch)
+        n = label_terrain(grid, VILLAGE, scratch)
+        value = w[W_CLUSTERS] * _village_progress(grid, card, n, False, scratch)
     elif card == 3 and w[W_STONESIDE] != 0.0:
-        value = 3.0 * w[W_STONESIDE] * _stoneside_progress(grid, mountains, scratch)
+        n = label_terrain(grid, FOREST, scratch)
+        value = 3.0 * w[W_STONESIDE] * _stoneside_progress(grid, mountains, n, scratch)
     return value
+
+
+@njit(cache=True)
+def card_terms(card: int, grid: np.ndarray, ruins: np.ndarray, mountains: np.ndarray, w: np.ndarray,
+               scratch: np.ndarray) -> float:
+    """``score_card_into(card, grid) + progress_value(card, grid)``, the same number, with the
+    clusters (or Lost Barony's square) found once for both where a progress term reads them."""
+    if card == 13 and w[W_BARONY] != 0.0:
+        points = _lost_barony(grid, scratch)
+        return points + 3.0 * w[W_BARONY] * _next_square_progress(grid, points, scratch)
+    if (card == 8 or card == 10) and w[W_CLUSTERS] != 0.0:
+        n = label_terrain(grid, VILLAGE, scratch)
+        points = village_from_labels(grid, card, n, scratch)
+        return points + w[W_CLUSTERS] * _village_progress(grid, card, n, True, scratch)
+    if card == 3 and w[W_STONESIDE] != 0.0:
+        n = label_terrain(grid, FOREST, scratch)
+        points = stoneside_from_labels(grid, n, scratch)
+        return points + 3.0 * w[W_STONESIDE] * _stoneside_progress(grid, mountains, n, scratch)
+    points = score_card_into(card, grid, ruins, scratch)
+    if (card == 12 or card == 14) and w[W_LINES] != 0.0:
+        return points + progress_value(card, grid, mountains, w, scratch)
+    return float(points)  # progress_value is 0.0 for every other card
 
 
 @njit(cache=True)
@@ -397,8 +430,7 @@ def fast_value(drawn: np.ndarray, cells: np.ndarray, ncells: int, terrain: int, 
     for e in range(4):
         if ew[e] > 0.0:
             if card_sees(edicts[e], terrain):
-                value += ew[e] * (score_card_into(edicts[e], drawn, ruins, scratch)
-                                  + progress_value(edicts[e], drawn, mountains, w, scratch))
+                value += ew[e] * card_terms(edicts[e], drawn, ruins, mountains, w, scratch)
             else:
                 value += ew[e] * base_terms[e]
     value += w[W_COIN] * seasons_left * coin_gain
@@ -457,8 +489,7 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
     if fast and not ambush:
         for e in range(4):
             if ew[e] > 0.0:
-                base_terms[e] = score_card_into(edicts[e], grid, ruins, work) \
-                    + progress_value(edicts[e], grid, mountains, w, work)
+                base_terms[e] = card_terms(edicts[e], grid, ruins, mountains, w, work)
         base_monster = monster_penalty(grid)
         if w[W_HOLE] != 0.0:
             base_small = small_hole_cells(grid, int(w[W_HOLE_SIZE]), holes)

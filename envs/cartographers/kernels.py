@@ -354,7 +354,13 @@ def label_terrain(grid: np.ndarray, terrain: int, scratch: np.ndarray) -> int:
 
 @njit(cache=True)
 def _stoneside_forest(grid, scratch):
-    n = label_terrain(grid, FOREST, scratch)
+    return stoneside_from_labels(grid, label_terrain(grid, FOREST, scratch), scratch)
+
+
+@njit(cache=True)
+def stoneside_from_labels(grid, n, scratch):
+    """Stoneside Forest once :func:`label_terrain` found the ``n`` forest clusters in ``scratch``
+    (the labels are kept; ``scratch[_AUX:]`` is overwritten)."""
     if n == 0:
         return 0
     for i in range(n):  # distinct mountains touching each forest cluster
@@ -427,7 +433,14 @@ def cluster_neighbour_kinds(grid, n, scratch) -> int:
 
 @njit(cache=True)
 def _village_card(grid, card, scratch):
-    n = label_terrain(grid, VILLAGE, scratch)
+    return village_from_labels(grid, card, label_terrain(grid, VILLAGE, scratch), scratch)
+
+
+@njit(cache=True)
+def village_from_labels(grid, card, n, scratch):
+    """Village card ``card`` (8..11) once :func:`label_terrain` found the ``n`` village clusters
+    in ``scratch`` (the labels are kept; Greengold Plains leaves each cluster's neighbouring kinds
+    at ``scratch[_AUX + i]``, as :func:`cluster_neighbour_kinds` writes them)."""
     if n == 0:
         return 0
     if card == 8:  # Wildholds: 8 per cluster of 6 or more

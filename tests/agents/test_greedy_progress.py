@@ -123,6 +123,21 @@ def test_progress_terms_match_their_definitions_on_random_maps(game):
             assert got == pytest.approx(reference_progress(card, grid, game.tb.mountains, w)), card
 
 
+def test_card_terms_equal_score_plus_progress_bit_for_bit(game):
+    """card_terms shares one labelling (or Lost Barony's square) between a card's score and its
+    progress term; it must give exactly the sum of the two separate definitions."""
+    rng = np.random.default_rng(11)
+    scratch = np.empty(K.SCRATCH, np.int32)
+    for weights in (G.DEFAULT_WEIGHTS, G.PROGRESS_WEIGHTS):
+        for _ in range(300):
+            grid = _random_map(game, rng)
+            for card in range(16):
+                separate = K.score_card(card, grid, game.tb.ruins) + G.progress_value(
+                    card, grid, game.tb.mountains, weights, scratch)
+                shared = G.card_terms(card, grid, game.tb.ruins, game.tb.mountains, weights, scratch)
+                assert shared == separate, card
+
+
 def test_hand_examples(game):
     scratch = np.empty(K.SCRATCH, np.int32)
     grid = np.zeros(N * N, dtype=np.int8)
