@@ -416,16 +416,30 @@ def small_holes_after(drawn: np.ndarray, cells: np.ndarray, ncells: int, max_siz
 
 
 @njit(cache=True)
-def fast_value(drawn: np.ndarray, cells: np.ndarray, ncells: int, terrain: int, ruins: np.ndarray,
-               mountains: np.ndarray, edicts: np.ndarray, ew: np.ndarray, coin_gain: int, seasons_left: int,
-               covered_ruins: int, w: np.ndarray, scratch: np.ndarray, base_terms: np.ndarray,
-               base_monster: int, base_small: int, holes: np.ndarray, marks: np.ndarray,
-               stack: np.ndarray) -> float:
-    """:func:`map_value` of ``drawn`` (the decision map plus ``cells`` in ``terrain``, never a
+def shape_terms(drawn: np.ndarray, cells: np.ndarray, ncells: int, w: np.ndarray, base_monster: int,
+                base_small: int, holes: np.ndarray, marks: np.ndarray, stack: np.ndarray) -> tuple[int, int]:
+    """The terms of a placement that read only which cells it fills, not its terrain (never a
+    monster): monster exposure (the decision's ``base_monster`` less the placed cells that touch a
+    monster) and small-hole cells (:func:`small_holes_after`; 0 when ``hole`` is off). Computed
+    once per shape position and shared by its terrain options."""
+    touched = 0
+    for j in range(ncells):
+        if _has_neighbor(drawn, cells[j], MONSTER_T):
+            touched += 1
+    small = 0
+    if w[W_HOLE] != 0.0:
+        small = small_holes_after(drawn, cells, ncells, int(w[W_HOLE_SIZE]), base_small, holes, marks, stack)
+    return base_monster - touched, small
+
+
+@njit(cache=True)
+def fast_value(drawn: np.ndarray, terrain: int, ruins: np.ndarray, mountains: np.ndarray, edicts: np.ndarray,
+               ew: np.ndarray, coin_gain: int, seasons_left: int, covered_ruins: int, w: np.ndarray,
+               scratch: np.ndarray, base_terms: np.ndarray, monster: int, small: int) -> float:
+    """:func:`map_value` of ``drawn`` (the decision map plus a placement in ``terrain``, never a
     monster), bit for bit, from the decision's own values: an edict that cannot see the
-    terrain keeps its ``base_terms`` entry, monster exposure drops by the drawn cells that touch a
-    monster, small holes change only inside the region the cells split (tests compare every
-    candidate of many decisions with :func:`map_value`)."""
+    terrain keeps its ``base_terms`` entry; ``monster`` and ``small`` come from
+    :func:`shape_terms` (tests compare every candidate of many decisions with :func:`map_value`)."""
     value = 0.0
     for e in range(4):
         if ew[e] > 0.0:
@@ -434,14 +448,9 @@ def fast_value(drawn: np.ndarray, cells: np.ndarray, ncells: int, terrain: int, 
             else:
                 value += ew[e] * base_terms[e]
     value += w[W_COIN] * seasons_left * coin_gain
-    touched = 0
-    for j in range(ncells):
-        if _has_neighbor(drawn, cells[j], MONSTER_T):
-            touched += 1
-    value -= w[W_MONSTER] * seasons_left * (base_monster - touched)
+    value -= w[W_MONSTER] * seasons_left * monster
     if w[W_HOLE] != 0.0:
-        value -= w[W_HOLE] * small_holes_after(drawn, cells, ncells, int(w[W_HOLE_SIZE]), base_small, holes,
-                                               marks, stack)
+        value -= w[W_HOLE] * small
     value -= w[W_RUIN] * covered_ruins
     return value
 
@@ -505,6 +514,8 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
                 for j in range(ncells):
                     if ruins[pl_cells[pid, j]]:
                         covered += 1
+            coins = -1  # terrain-blind terms, found at the first terrain that needs them
+            monster = small = -1
             for t in range(nterr):
                 terrain = MONSTER_T if ambush else cards[card, C_TERR + t]
                 for j in range(ncells):
@@ -513,17 +524,20 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
                     actions[count] = AMBUSH_BASE + pl_cells[pid, 5] * N_CELLS + pl_cells[pid, 6]
                     values[count] = monster_penalty(drawn)
                 else:
-                    gain = new_mountain_coins(drawn, mountains, done)
+                    if coins < 0:
+                        coins = new_mountain_coins(drawn, mountains, done)
+                    gain = coins
                     if cards[card, C_COIN + k] != 0:
                         gain += 1
                     if not room:
                         gain = 0
                     actions[count] = _place_action(t, k, pl_cells[pid, 5], pl_cells[pid, 6])
                     if fast and terrain != MONSTER_T:  # a drawn monster (Rift Lands) is valued in full
-                        values[count] = fast_value(drawn, pl_cells[pid], ncells, terrain, ruins, mountains,
-                                                   edicts, ew, gain, seasons_left, covered, w, work,
-                                                   base_terms, base_monster, base_small, holes, marks,
-                                                   stack)
+                        if monster < 0:
+                            monster, small = shape_terms(drawn, pl_cells[pid], ncells, w, base_monster,
+                                                         base_small, holes, marks, stack)
+                        values[count] = fast_value(drawn, terrain, ruins, mountains, edicts, ew, gain,
+                                                   seasons_left, covered, w, work, base_terms, monster, small)
                     else:
                         values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
                                                   covered, w, work)
@@ -536,6 +550,9 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
     for cell in range(N_CELLS):
         if grid[cell] != EMPTY:
             continue
+        coins = -1
+        monster = small = -1
+        one[0] = cell
         for t in range(1 if ambush else 5):
             terrain = MONSTER_T if ambush else 1 + t
             drawn[cell] = terrain
@@ -543,14 +560,17 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
                 actions[count] = AMBUSH_FALLBACK_BASE + cell
                 values[count] = monster_penalty(drawn)
             else:
-                gain = new_mountain_coins(drawn, mountains, done) if room else 0
+                if coins < 0:
+                    coins = new_mountain_coins(drawn, mountains, done)
+                gain = coins if room else 0
                 covered = 1 if ruins[cell] else 0
                 actions[count] = FALLBACK_BASE + t * N_CELLS + cell
-                one[0] = cell
                 if fast and terrain != MONSTER_T:
-                    values[count] = fast_value(drawn, one, 1, terrain, ruins, mountains, edicts, ew, gain,
-                                               seasons_left, covered, w, work, base_terms, base_monster,
-                                               base_small, holes, marks, stack)
+                    if monster < 0:
+                        monster, small = shape_terms(drawn, one, 1, w, base_monster, base_small, holes, marks,
+                                                     stack)
+                    values[count] = fast_value(drawn, terrain, ruins, mountains, edicts, ew, gain,
+                                               seasons_left, covered, w, work, base_terms, monster, small)
                 else:
                     values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
                                               covered, w, work)
