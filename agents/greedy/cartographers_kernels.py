@@ -326,6 +326,13 @@ def card_sees(card: int, terrain: int) -> bool:
 
 
 @njit(cache=True)
+def reads_only_filled(card: int) -> bool:
+    """Whether scoring card ``card`` (with its progress term) reads only which cells are filled,
+    not their terrain: Borderlands, Lost Barony, The Broken Road, The Cauldrons."""
+    return card >= 12
+
+
+@njit(cache=True)
 def _empty_neighbours(drawn: np.ndarray, cell: int) -> int:
     """How many of ``cell``'s orthogonal neighbours are empty, plus 8 x (the last one found + 1):
     ``count = v & 7``, ``last = (v >> 3) - 1``."""
@@ -435,15 +442,21 @@ def shape_terms(drawn: np.ndarray, cells: np.ndarray, ncells: int, w: np.ndarray
 @njit(cache=True)
 def fast_value(drawn: np.ndarray, terrain: int, ruins: np.ndarray, mountains: np.ndarray, edicts: np.ndarray,
                ew: np.ndarray, coin_gain: int, seasons_left: int, covered_ruins: int, w: np.ndarray,
-               scratch: np.ndarray, base_terms: np.ndarray, monster: int, small: int) -> float:
+               scratch: np.ndarray, base_terms: np.ndarray, shape_cards: np.ndarray, monster: int,
+               small: int) -> float:
     """:func:`map_value` of ``drawn`` (the decision map plus a placement in ``terrain``, never a
     monster), bit for bit, from the decision's own values: an edict that cannot see the
-    terrain keeps its ``base_terms`` entry; ``monster`` and ``small`` come from
+    terrain keeps its ``base_terms`` entry; an edict that reads only filled cells is valued once
+    per shape position (``shape_cards``, NaN until then); ``monster`` and ``small`` come from
     :func:`shape_terms` (tests compare every candidate of many decisions with :func:`map_value`)."""
     value = 0.0
     for e in range(4):
         if ew[e] > 0.0:
-            if card_sees(edicts[e], terrain):
+            if reads_only_filled(edicts[e]):
+                if np.isnan(shape_cards[e]):
+                    shape_cards[e] = card_terms(edicts[e], drawn, ruins, mountains, w, scratch)
+                value += ew[e] * shape_cards[e]
+            elif card_sees(edicts[e], terrain):
                 value += ew[e] * card_terms(edicts[e], drawn, ruins, mountains, w, scratch)
             else:
                 value += ew[e] * base_terms[e]
@@ -490,6 +503,7 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
     require = meta[M_PHASE] == PHASE_EXPLORE and ruins_required
     n = enumerate_legal(grid, ruins, cards, tb[4], tb[6], card, require, buf, False)
     base_terms = np.zeros(4)
+    shape_cards = np.empty(4)  # per shape position: the edicts that read only filled cells
     holes = np.empty(SCRATCH, np.int32)  # the decision map's empty regions (fast path)
     marks = np.zeros(2 * N_CELLS + 1, np.int64)
     stack = np.empty(2 * N_CELLS, np.int32)
@@ -516,6 +530,7 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
                         covered += 1
             coins = -1  # terrain-blind terms, found at the first terrain that needs them
             monster = small = -1
+            shape_cards[:] = np.nan
             for t in range(nterr):
                 terrain = MONSTER_T if ambush else cards[card, C_TERR + t]
                 for j in range(ncells):
@@ -537,7 +552,8 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
                             monster, small = shape_terms(drawn, pl_cells[pid], ncells, w, base_monster,
                                                          base_small, holes, marks, stack)
                         values[count] = fast_value(drawn, terrain, ruins, mountains, edicts, ew, gain,
-                                                   seasons_left, covered, w, work, base_terms, monster, small)
+                                                   seasons_left, covered, w, work, base_terms, shape_cards,
+                                                   monster, small)
                     else:
                         values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
                                                   covered, w, work)
@@ -552,6 +568,7 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
             continue
         coins = -1
         monster = small = -1
+        shape_cards[:] = np.nan
         one[0] = cell
         for t in range(1 if ambush else 5):
             terrain = MONSTER_T if ambush else 1 + t
@@ -570,7 +587,8 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
                         monster, small = shape_terms(drawn, one, 1, w, base_monster, base_small, holes, marks,
                                                      stack)
                     values[count] = fast_value(drawn, terrain, ruins, mountains, edicts, ew, gain,
-                                               seasons_left, covered, w, work, base_terms, monster, small)
+                                               seasons_left, covered, w, work, base_terms, shape_cards,
+                                               monster, small)
                 else:
                     values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
                                               covered, w, work)
