@@ -138,6 +138,29 @@ def test_card_terms_equal_score_plus_progress_bit_for_bit(game):
                 assert shared == separate, card
 
 
+def test_cards_said_to_read_only_filled_cells_ignore_the_terrain(game):
+    """The valuation prices reads_only_filled cards once per shape position for all its terrain
+    options: repainting every drawn cell with other terrains must leave them unchanged, while
+    every other card changes on some repainted map."""
+    rng = np.random.default_rng(5)
+    scratch = np.empty(K.SCRATCH, np.int32)
+    drawable = np.array([K.FOREST, K.VILLAGE, K.FARM, K.WATER, K.MONSTER_T], dtype=np.int8)
+    changed = set()
+    for _ in range(200):
+        grid = _random_map(game, rng)
+        repainted = grid.copy()
+        cells = np.flatnonzero(np.isin(grid, drawable))
+        repainted[cells] = rng.choice(drawable, size=cells.size)
+        for card in range(16):
+            args = (game.tb.ruins, game.tb.mountains, G.PROGRESS_WEIGHTS, scratch)
+            same = G.card_terms(card, grid, *args) == G.card_terms(card, repainted, *args)
+            if G.reads_only_filled(card):
+                assert same, card
+            elif not same:
+                changed.add(card)
+    assert changed == set(range(12)), sorted(set(range(12)) - changed)
+
+
 def test_hand_examples(game):
     scratch = np.empty(K.SCRATCH, np.int32)
     grid = np.zeros(N * N, dtype=np.int8)
