@@ -50,8 +50,6 @@ def _mcts_label(options: dict[str, Any]) -> str:
         parts.append(str(options["engine"]))
     if str(options.get("halving", "false")).lower() == "true":
         parts.append("halving")
-    if float(options.get("late", 0) or 0) > 0:
-        parts.append(f"late {options['late']}")
     return f"mcts({', '.join(parts)})"
 
 

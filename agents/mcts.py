@@ -59,8 +59,6 @@ error (``mcts:engine=compiled,rollout=greedy,simulations=128,widening=1/0.33``).
 sequential halving (agents/halving.py) instead of an even split over the compared candidates.
 ``greedy=progress`` (the Cartographers flat search): candidates are ranked and playouts played by
 the greedy agent's ``progress`` preset (agents/greedy/cartographers.py) instead of its defaults.
-``late=γ`` (the Cartographers flat search): ``simulations`` is the first decision's budget and
-grows as ``(total / remaining game time) ** γ`` (late decisions have short playouts).
 
 Cartographers solo settings, measured on paired seeds (evaluation points; greedy alone +18.8):
 ``mcts:simulations=24,prior=greedy,rollout=greedy,widening=1/0.4,paired=true`` (+9.5 over greedy,
@@ -143,7 +141,7 @@ class MCTSAgent:
                  seed_offset: int = 0, engine: str = "python", paired: bool = False,
                  value: str | None = None, value_weight: float | None = None, c_puct: float | None = None,
                  noise: float | None = None, batch: int | None = None, exact_tiles: Any = None,
-                 halving: bool = False, greedy: str = "default", late: float = 0.0):
+                 halving: bool = False, greedy: str = "default"):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -201,7 +199,6 @@ class MCTSAgent:
                               "playouts) is an option of the compiled cartographers flat search "
                               "(engine=compiled,rollout=greedy)")
         self.greedy = str(greedy)  # validated by the turn search
-        self.late = _parse_late(late, turn_search)
         self.exact_tiles = exact_tiles  # validated by the turn search
         self.game = game
         self.simulations = simulations
@@ -497,20 +494,6 @@ def _puct_search(game: Game, value: str, prior: str, simulations: int | None, ti
                       value_weight=1.0 if value_weight is None else value_weight, rollout=rollout,
                       noise=0.0 if noise is None else noise, seed_offset=seed_offset,
                       batch=1 if batch is None else batch)
-
-
-def _parse_late(late: Any, turn_search: Any) -> float:
-    """The ``late`` exponent: a number >= 0, and > 0 only for a search that scales its budget."""
-    try:
-        value = float(late)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(f"mcts: late must be a number >= 0, got {late!r}") from exc
-    if not math.isfinite(value) or value < 0.0:
-        raise ConfigError(f"mcts: late must be a number >= 0, got {late!r}")
-    if value > 0.0 and not getattr(turn_search, "LATE_BUDGET", False):
-        raise ConfigError("mcts: late=<exponent> (more playouts as the game's remaining time shrinks) is an "
-                          "option of the compiled cartographers flat search (engine=compiled,rollout=greedy)")
-    return value
 
 
 def _parse_widening(widening: Any) -> tuple[float, float]:

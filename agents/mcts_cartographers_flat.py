@@ -19,12 +19,6 @@ values each candidate decision by paired greedy playouts, as the Cascadia turn s
    hidden is left to sample: every legal decision is valued by its exact final score, with no
    widening and no playouts.
 
-``late=γ`` (default 0) grows the budget as the game's time runs out: a decision whose card starts
-with ``remaining`` of the game's ``total`` time units (the seasons' thresholds) still to come plays
-``simulations * (total / remaining) ** γ`` playouts. Playouts shorten as the game goes on (a
-playout at the first decision plays the whole game), so the late decisions get many more playouts
-for little time; the game stays reproducible from its seed, unlike a ``time_limit``.
-
 ``time_limit`` makes it anytime as in the Cascadia search: the first playout's duration caps the
 budget, only futures that every compared candidate finished count, and with none the greedy
 choice is played.
@@ -44,7 +38,7 @@ from agents.greedy.cartographers import preset_weights
 from agents.greedy.cartographers_kernels import greedy_playout, step
 from agents.halving import run_halving, run_uniform
 from agents.mcts_cartographers import copy_state, determinize_into
-from envs.cartographers.kernels import C_TIME, M_CARD, M_PHASE, M_SEASON, M_TIME, PHASE_OVER, totals
+from envs.cartographers.kernels import M_PHASE, PHASE_OVER, totals
 from envs.core.errors import ConfigError
 from envs.core.rng import next_u64
 
@@ -83,22 +77,11 @@ def last_decision_totals(st, det, work, tb, actions: np.ndarray, seed: np.uint64
     return True
 
 
-def late_budget(simulations: int, meta: np.ndarray, tb: tuple, late: float) -> int:
-    """The playouts of a decision under ``late=γ`` (see the module docstring): ``simulations``
-    scaled by (the game's total time / the time still to come from the current card on) ** γ."""
-    thresholds = tb[3][:, 0]
-    total = int(thresholds.sum())
-    season = int(meta[M_SEASON])
-    remaining = int(thresholds[season:].sum()) - int(meta[M_TIME]) + int(tb[2][meta[M_CARD], C_TIME])
-    return max(simulations, round(simulations * (total / max(remaining, 1)) ** late))
-
-
 class TurnSearch:
     """Flat paired search for one :class:`agents.mcts.MCTSAgent` (see the module docstring)."""
 
     HALVING = True
     GREEDY_PRESETS = True
-    LATE_BUDGET = True
 
     def __init__(self, agent):
         self.agent = agent
@@ -153,8 +136,6 @@ class TurnSearch:
             return self._play_exact(cands, exact[:, player], start)
         deadline = None if agent.time_limit is None else start + agent.time_limit
         budget = agent.simulations
-        if budget is not None and agent.late > 0.0:
-            budget = late_budget(budget, src[6], tb, agent.late)
         if agent.time_limit is not None:  # no more playouts than the first one's duration says will fit
             play(0, int(next_u64(np.array([seed ^ 0x5A5A], dtype=np.uint64))))
             fit = max(1, int(agent.time_limit / max(time.perf_counter() - start, 1e-6)))

@@ -103,52 +103,6 @@ def test_options_that_do_not_apply_are_refused(game):
         make_agent("mcts:engine=compiled,rollout=greedy,max_depth=3", game)
     with pytest.raises(ConfigError, match="halving must be true or false"):
         make_agent(FLAT + ",halving=yes", game)
-    for bad in ("-0.5", "nan", "soon"):
-        with pytest.raises(ConfigError, match="late must be a number >= 0"):
-            make_agent(FLAT + f",late={bad}", game)
-    with pytest.raises(ConfigError, match="late=<exponent>.*flat search"):
-        make_agent("mcts:engine=compiled,simulations=50,late=1", game)
-
-
-def test_late_budget_grows_with_the_game_time_already_spent(game):
-    """``late=γ``: simulations x (total time / time still to come from the current card) ** γ."""
-    from agents.mcts_cartographers_flat import late_budget
-    from envs.cartographers.kernels import C_TIME, M_CARD, M_SEASON, M_TIME
-
-    thresholds = game.tb[3][:, 0]
-    total = int(thresholds.sum())
-    state = game.new_game(3)
-    meta = state.arrays()[6]
-    assert late_budget(100, meta, game.tb, 1.0) == 100  # the first card: the whole game to come
-    greedy = make_agent("greedy", game)
-    rng = np.random.default_rng(3)
-    seen = []
-    while not game.is_over(state):
-        meta = state.arrays()[6]
-        card_time = int(game.tb[2][meta[M_CARD], C_TIME])
-        remaining = int(thresholds[meta[M_SEASON]:].sum()) - int(meta[M_TIME]) + card_time
-        assert 1 <= remaining <= total
-        assert late_budget(100, meta, game.tb, 1.0) == round(100 * total / remaining)
-        assert late_budget(100, meta, game.tb, 0.5) == round(100 * (total / remaining) ** 0.5)
-        assert late_budget(100, meta, game.tb, 0.0) == 100
-        seen.append(late_budget(100, meta, game.tb, 1.0))
-        game.step(state, greedy.act(state, game.legal_mask(state), rng))
-    assert seen == sorted(seen) and seen[-1] >= 4 * seen[0]
-
-
-def test_late_search_spends_the_scaled_budget(game):
-    state = _midgame(game, 5, steps=12)
-    plain = make_agent(FLAT + ",halving=true", game)
-    late = make_agent(FLAT + ",halving=true,late=1", game)
-    from agents.mcts_cartographers_flat import late_budget
-    budget = late_budget(24, state.arrays()[6], game.tb, 1.0)
-    assert budget > 24
-    choices = []
-    for agent in (plain, late, make_agent(FLAT + ",halving=true,late=1", game)):
-        choices.append(agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(4)))
-    assert plain.last_stats["simulations"] <= 24 < late.last_stats["simulations"] <= budget
-    assert late.last_stats["children"] == min(int(np.ceil(budget ** 0.5)), int(game.legal_mask(state).sum()))
-    assert choices[1] == choices[2]  # deterministic for a seed
 
 
 def test_the_last_decision_is_valued_exactly_over_every_legal_action(game):
