@@ -59,6 +59,10 @@ error (``mcts:engine=compiled,rollout=greedy,simulations=128,widening=1/0.33``).
 sequential halving (agents/halving.py) instead of an even split over the compared candidates.
 ``greedy=progress`` (the Cartographers flat search): candidates are ranked and playouts played by
 the greedy agent's ``progress`` preset (agents/greedy/cartographers.py) instead of its defaults.
+``horizon=H`` (the Cartographers flat search, 1-3): playouts stop when the season H after the
+decision's own begins, and the seasons left are valued on the map there: ``leaf=now`` scores each
+as if it were scored today, ``leaf=fit`` by the model fitted to greedy games
+(agents/cartographers_leaf.py).
 
 Cartographers solo settings, measured on paired seeds (evaluation points; greedy alone +18.8):
 ``mcts:simulations=24,prior=greedy,rollout=greedy,widening=1/0.4,paired=true`` (+9.5 over greedy,
@@ -141,7 +145,8 @@ class MCTSAgent:
                  seed_offset: int = 0, engine: str = "python", paired: bool = False,
                  value: str | None = None, value_weight: float | None = None, c_puct: float | None = None,
                  noise: float | None = None, batch: int | None = None, exact_tiles: Any = None,
-                 halving: bool = False, greedy: str = "default"):
+                 halving: bool = False, greedy: str = "default", horizon: Any = None,
+                 leaf: str = "now"):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -194,6 +199,12 @@ class MCTSAgent:
             raise ConfigError("mcts: halving=true (sequential halving) is an option of the compiled turn "
                               "searches of cascadia and cartographers (engine=compiled)")
         self.halving = halving
+        self.horizon = _parse_horizon(horizon, turn_search)
+        if leaf not in ("now", "fit"):
+            raise ConfigError(f"mcts: leaf must be 'now' or 'fit', got {leaf!r}")
+        if leaf != "now" and self.horizon is None:
+            raise ConfigError("mcts: leaf=<model> values the seasons after a cut playout: it needs horizon=")
+        self.leaf = leaf
         if greedy != "default" and not getattr(turn_search, "GREEDY_PRESETS", False):
             raise ConfigError("mcts: greedy=<preset> (the greedy weights of candidate ranking and "
                               "playouts) is an option of the compiled cartographers flat search "
@@ -494,6 +505,18 @@ def _puct_search(game: Game, value: str, prior: str, simulations: int | None, ti
                       value_weight=1.0 if value_weight is None else value_weight, rollout=rollout,
                       noise=0.0 if noise is None else noise, seed_offset=seed_offset,
                       batch=1 if batch is None else batch)
+
+
+def _parse_horizon(horizon: Any, turn_search: Any) -> int | None:
+    """The ``horizon`` option: playouts stop after this many season ends (1-3; None: the game's end)."""
+    if horizon is None:
+        return None
+    if isinstance(horizon, bool) or str(horizon) not in ("1", "2", "3"):
+        raise ConfigError(f"mcts: horizon must be 1, 2 or 3 seasons, got {horizon!r}")
+    if not getattr(turn_search, "HORIZON", False):
+        raise ConfigError("mcts: horizon=<seasons> (playouts cut at a season's end) is an option of the "
+                          "compiled cartographers flat search (engine=compiled,rollout=greedy)")
+    return int(horizon)
 
 
 def _parse_widening(widening: Any) -> tuple[float, float]:

@@ -103,6 +103,98 @@ def test_options_that_do_not_apply_are_refused(game):
         make_agent("mcts:engine=compiled,rollout=greedy,max_depth=3", game)
     with pytest.raises(ConfigError, match="halving must be true or false"):
         make_agent(FLAT + ",halving=yes", game)
+    for bad in ("0", "4", "1.5", "soon"):
+        with pytest.raises(ConfigError, match="horizon must be 1, 2 or 3 seasons"):
+            make_agent(FLAT + f",horizon={bad}", game)
+    with pytest.raises(ConfigError, match="horizon=<seasons>.*flat search"):
+        make_agent("mcts:engine=compiled,simulations=50,horizon=1", game)
+    with pytest.raises(ConfigError, match="leaf must be 'now' or 'fit'"):
+        make_agent(FLAT + ",horizon=1,leaf=deep", game)
+    with pytest.raises(ConfigError, match="leaf=<model>.*needs horizon"):
+        make_agent(FLAT + ",leaf=fit", game)
+
+
+@pytest.mark.parametrize("leaf", ["now", "fit"])
+def test_a_cut_playout_is_the_greedy_play_to_the_cut_plus_the_leaf_value(game, leaf):
+    from agents.cartographers_leaf import N_FEATURES, leaf_value, load_leaf_model, unscored_seasons
+    from agents.greedy import cartographers_kernels as G
+    from agents.mcts_cartographers import determinize_into
+    from agents.mcts_cartographers_flat import paired_playout
+    from envs.cartographers.kernels import M_SEASON, step, totals
+
+    state = _midgame(game, 9, steps=3)
+    src = state.arrays()
+    coef = load_leaf_model() if leaf == "fit" else np.zeros((0, N_FEATURES))
+    action = int(np.flatnonzero(game.legal_mask(state))[0])
+    stop = int(src[6][M_SEASON]) + 2
+    out = np.zeros(1)
+    det, work = tuple(a.copy() for a in src), tuple(a.copy() for a in src)
+    paired_playout(src, det, work, game.tb, G.DEFAULT_WEIGHTS, action, np.uint64(77), stop, coef, out)
+    # by hand: the same future, the action, greedy play to the cut, then the leaf value
+    mine = tuple(a.copy() for a in src)
+    determinize_into(src, mine, np.array([77], dtype=np.uint64))
+    step(mine, game.tb, action)
+    buf, actions, values = np.empty((4096, 2), np.int32), np.empty(G.MAX_CANDIDATES, np.int64), np.empty(
+        G.MAX_CANDIDATES)
+    while int(mine[6][M_SEASON]) < stop:
+        step(mine, game.tb, G.greedy_action(mine, game.tb, G.DEFAULT_WEIGHTS, buf, actions, values))
+    rest = leaf_value(mine, game.tb, 0, coef, np.empty(N_FEATURES)) if leaf == "fit" else \
+        unscored_seasons(mine, game.tb, 0)
+    assert rest > 0 and out[0] == float(totals(mine[8])[0]) + rest
+
+
+def _greedy_until_season(game, seed: int, season: int):
+    """A solo game played by greedy up to the first decision of ``season``."""
+    from envs.cartographers.kernels import M_SEASON
+
+    state = game.new_game(seed)
+    greedy = make_agent("greedy", game)
+    rng = np.random.default_rng(seed)
+    while state.arrays()[6][M_SEASON] < season:
+        game.step(state, greedy.act(state, game.legal_mask(state), rng))
+    return state
+
+
+@pytest.mark.parametrize("season", [0, 1, 2, 3])
+def test_unscored_seasons_scores_every_season_left_on_todays_map(game, season):
+    """The truncated playouts' leaf value equals the engine's own season scoring of the current
+    map, applied to each season not yet scored."""
+    from agents.cartographers_leaf import unscored_seasons
+    from envs.cartographers.kernels import M_SEASON, R_TOTAL, score_season
+
+    for seed in range(5):
+        state = _greedy_until_season(game, seed, season)
+        for _ in range(seed):  # a few decisions into the season
+            if state.arrays()[6][M_SEASON] == season:
+                game.step(state, int(np.flatnonzero(game.legal_mask(state))[-1]))
+        st = state.arrays()
+        current = int(st[6][M_SEASON])
+        scored = tuple(a.copy() for a in st)
+        expected = 0
+        for s in range(current, 4):
+            scored[6][M_SEASON] = s
+            score_season(scored, game.tb)
+            expected += int(scored[8][0, s, R_TOTAL])
+        assert unscored_seasons(st, game.tb, 0) == expected
+
+
+def test_horizon_cuts_playouts_at_a_season_end_and_plays_full_games_past_winter(game):
+    spring = _midgame(game, 7, steps=2)
+    full = make_agent(FLAT + ",halving=true", game)
+    cut = make_agent(FLAT + ",halving=true,horizon=1", game)
+    again = make_agent(FLAT + ",halving=true,horizon=1", game)
+    mask = game.legal_mask(spring)
+    choices = [a.act(spring.copy(), mask, np.random.default_rng(5)) for a in (full, cut, again)]
+    assert choices[1] == choices[2] and mask[choices[1]]  # deterministic for a seed
+    # a spring playout cut at the end of spring is valued on a map with far fewer cells drawn
+    assert cut.last_stats["best_mean"] < full.last_stats["best_mean"]
+    winter = _greedy_until_season(game, 7, 3)
+    for horizon in (1, 3):  # winter + 1 season is past the game's end: whole playouts
+        a = make_agent(FLAT + f",halving=true,horizon={horizon}", game)
+        a.act(winter.copy(), game.legal_mask(winter), np.random.default_rng(5))
+        full.act(winter.copy(), game.legal_mask(winter), np.random.default_rng(5))
+        assert a.last_stats == {**full.last_stats, "seconds": a.last_stats["seconds"],
+                                "sims_per_s": a.last_stats["sims_per_s"]}
 
 
 def test_the_last_decision_is_valued_exactly_over_every_legal_action(game):

@@ -64,7 +64,8 @@ def test_toy_determinize_does_not_depend_on_the_real_order():
 CARTO_AGENTS = ["mcts:simulations=24", "mcts:simulations=4,prior=greedy,rollout=greedy,paired=true", "greedy",
                 "mcts:simulations=300,engine=compiled", "mcts:engine=compiled,rollout=greedy,simulations=24",
                 "mcts:engine=compiled,rollout=greedy,simulations=40,halving=true",
-                "mcts:engine=compiled,rollout=greedy,simulations=24,greedy=progress"]
+                "mcts:engine=compiled,rollout=greedy,simulations=24,greedy=progress",
+                "mcts:engine=compiled,rollout=greedy,simulations=16,halving=true,horizon=1"]
 
 
 def _carto_twins(seed: int):
