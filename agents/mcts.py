@@ -60,9 +60,8 @@ sequential halving (agents/halving.py) instead of an even split over the compare
 ``greedy=progress`` (the Cartographers flat search): candidates are ranked and playouts played by
 the greedy agent's ``progress`` preset (agents/greedy/cartographers.py) instead of its defaults.
 ``horizon=H`` (the Cartographers flat search, 1-3): playouts stop when the season H after the
-decision's own begins, and the seasons left are valued on the map there: ``leaf=now`` scores each
-as if it were scored today, ``leaf=fit`` by the model fitted to greedy games
-(agents/cartographers_leaf.py).
+decision's own begins, and the seasons left are valued on the map there, each as if it were scored
+today.
 
 Cartographers solo settings, measured on paired seeds (evaluation points; greedy alone +18.8):
 ``mcts:simulations=24,prior=greedy,rollout=greedy,widening=1/0.4,paired=true`` (+9.5 over greedy,
@@ -145,8 +144,7 @@ class MCTSAgent:
                  seed_offset: int = 0, engine: str = "python", paired: bool = False,
                  value: str | None = None, value_weight: float | None = None, c_puct: float | None = None,
                  noise: float | None = None, batch: int | None = None, exact_tiles: Any = None,
-                 halving: bool = False, greedy: str = "default", horizon: Any = None,
-                 leaf: str = "now"):
+                 halving: bool = False, greedy: str = "default", horizon: Any = None):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -200,11 +198,6 @@ class MCTSAgent:
                               "searches of cascadia and cartographers (engine=compiled)")
         self.halving = halving
         self.horizon = _parse_horizon(horizon, turn_search)
-        if leaf not in ("now", "fit"):
-            raise ConfigError(f"mcts: leaf must be 'now' or 'fit', got {leaf!r}")
-        if leaf != "now" and self.horizon is None:
-            raise ConfigError("mcts: leaf=<model> values the seasons after a cut playout: it needs horizon=")
-        self.leaf = leaf
         if greedy != "default" and not getattr(turn_search, "GREEDY_PRESETS", False):
             raise ConfigError("mcts: greedy=<preset> (the greedy weights of candidate ranking and "
                               "playouts) is an option of the compiled cartographers flat search "

@@ -21,9 +21,8 @@ values each candidate decision by paired greedy playouts, as the Cascadia turn s
 
 ``horizon=H`` cuts each playout when the season ``H`` seasons after the decision's begins (the
 first seasons' decisions are the costliest to play out: the map is emptiest, with the most
-placements to value); the seasons left are valued on the map at the cut (``leaf=now``: each scored
-as if today; ``leaf=fit``: fitted to greedy games; both in :mod:`agents.cartographers_leaf`). A cut
-past winter plays the whole game.
+placements to value); the seasons left are valued on the map at the cut, each as if it were scored
+today (:func:`unscored_seasons`). A cut past winter plays the whole game.
 
 ``time_limit`` makes it anytime as in the Cascadia search: the first playout's duration caps the
 budget, only futures that every compared candidate finished count, and with none the greedy
@@ -38,16 +37,40 @@ import time
 import numpy as np
 from numba import njit
 
-from agents.cartographers_leaf import N_FEATURES, leaf_value, load_leaf_model, unscored_seasons
 from agents.explain import forced_choice, record_search
 from agents.greedy import cartographers_kernels as G
 from agents.greedy.cartographers import preset_weights
 from agents.greedy.cartographers_kernels import greedy_playout, step
 from agents.halving import run_halving, run_uniform
 from agents.mcts_cartographers import copy_state, determinize_into
-from envs.cartographers.kernels import M_PHASE, M_SEASON, PHASE_OVER, totals
+from envs.cartographers.kernels import (
+    M_PHASE,
+    M_SEASON,
+    PHASE_OVER,
+    SCRATCH,
+    monster_penalty,
+    score_card_into,
+    totals,
+)
 from envs.core.errors import ConfigError
 from envs.core.rng import next_u64
+
+
+@njit(cache=True)
+def unscored_seasons(st, tb, p: int) -> float:
+    """Seat ``p``'s points from the seasons not yet scored, as if each were scored on today's map:
+    its two edicts, the coins held and the monster penalty (0 once the game is over)."""
+    meta = st[6]
+    if meta[M_PHASE] == PHASE_OVER:
+        return 0.0
+    grid, coins, edicts, seasons = st[0][p], st[1], st[5], tb[3]
+    scratch = np.empty(SCRATCH, np.int32)
+    monsters = monster_penalty(grid)
+    points = 0.0
+    for s in range(meta[M_SEASON], 4):
+        points += score_card_into(edicts[seasons[s, 1]], grid, tb[0], scratch)
+        points += score_card_into(edicts[seasons[s, 2]], grid, tb[0], scratch) + coins[p] - monsters
+    return points
 
 
 @njit(cache=True)
@@ -63,12 +86,11 @@ def greedy_until(st, tb, w: np.ndarray, stop_season: int) -> None:
 
 @njit(cache=True)
 def paired_playout(st, det, work, tb, w: np.ndarray, action: int, seed: np.uint64, stop_season: int,
-                   coef: np.ndarray, out: np.ndarray) -> None:
+                   out: np.ndarray) -> None:
     """Final totals (``out``, float64[seats]) of ``action`` then greedy play to the end, on the
     future drawn from ``seed`` (the same seed gives every action the same hidden cards). With
     ``stop_season`` < 4 the playout stops when that season begins and the seasons left are valued
-    by :func:`unscored_seasons` or, with a ``coef`` of 3 rows, by the fitted leaf model
-    (:func:`agents.cartographers_leaf.leaf_value`)."""
+    by :func:`unscored_seasons`."""
     stream = np.empty(1, np.uint64)
     stream[0] = seed
     determinize_into(st, det, stream)
@@ -79,14 +101,10 @@ def paired_playout(st, det, work, tb, w: np.ndarray, action: int, seed: np.uint6
     else:
         greedy_until(work, tb, w, stop_season)
     t = totals(work[8])
-    features = np.empty(N_FEATURES)
     for p in range(out.shape[0]):
         out[p] = t[p]
         if stop_season < 4:
-            if coef.shape[0] == 3:
-                out[p] += leaf_value(work, tb, p, coef, features)
-            else:
-                out[p] += unscored_seasons(work, tb, p)
+            out[p] += unscored_seasons(work, tb, p)
 
 
 @njit(cache=True)
@@ -119,7 +137,6 @@ class TurnSearch:
         self.agent = agent
         self.game = agent.game
         self.weights = preset_weights(agent.greedy)
-        self._coef = load_leaf_model() if agent.leaf == "fit" else np.zeros((0, N_FEATURES))
         self._buf = np.empty((4096, 2), dtype=np.int32)
         self._actions = np.empty(G.MAX_CANDIDATES, dtype=np.int64)
         self._values = np.empty(G.MAX_CANDIDATES, dtype=np.float64)
@@ -161,8 +178,7 @@ class TurnSearch:
 
         def play(k: int, future: int) -> np.ndarray:
             out = np.zeros(seats)
-            paired_playout(src, det, work, tb, w, int(cands[k]), np.uint64(future), stop_season,
-                           self._coef, out)
+            paired_playout(src, det, work, tb, w, int(cands[k]), np.uint64(future), stop_season, out)
             return out
 
         start = time.perf_counter()

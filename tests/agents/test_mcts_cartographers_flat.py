@@ -108,29 +108,22 @@ def test_options_that_do_not_apply_are_refused(game):
             make_agent(FLAT + f",horizon={bad}", game)
     with pytest.raises(ConfigError, match="horizon=<seasons>.*flat search"):
         make_agent("mcts:engine=compiled,simulations=50,horizon=1", game)
-    with pytest.raises(ConfigError, match="leaf must be 'now' or 'fit'"):
-        make_agent(FLAT + ",horizon=1,leaf=deep", game)
-    with pytest.raises(ConfigError, match="leaf=<model>.*needs horizon"):
-        make_agent(FLAT + ",leaf=fit", game)
 
 
-@pytest.mark.parametrize("leaf", ["now", "fit"])
-def test_a_cut_playout_is_the_greedy_play_to_the_cut_plus_the_leaf_value(game, leaf):
-    from agents.cartographers_leaf import N_FEATURES, leaf_value, load_leaf_model, unscored_seasons
+def test_a_cut_playout_is_the_greedy_play_to_the_cut_plus_the_seasons_left_scored_today(game):
     from agents.greedy import cartographers_kernels as G
     from agents.mcts_cartographers import determinize_into
-    from agents.mcts_cartographers_flat import paired_playout
+    from agents.mcts_cartographers_flat import paired_playout, unscored_seasons
     from envs.cartographers.kernels import M_SEASON, step, totals
 
     state = _midgame(game, 9, steps=3)
     src = state.arrays()
-    coef = load_leaf_model() if leaf == "fit" else np.zeros((0, N_FEATURES))
     action = int(np.flatnonzero(game.legal_mask(state))[0])
     stop = int(src[6][M_SEASON]) + 2
     out = np.zeros(1)
     det, work = tuple(a.copy() for a in src), tuple(a.copy() for a in src)
-    paired_playout(src, det, work, game.tb, G.DEFAULT_WEIGHTS, action, np.uint64(77), stop, coef, out)
-    # by hand: the same future, the action, greedy play to the cut, then the leaf value
+    paired_playout(src, det, work, game.tb, G.DEFAULT_WEIGHTS, action, np.uint64(77), stop, out)
+    # by hand: the same future, the action, greedy play to the cut, then the seasons left
     mine = tuple(a.copy() for a in src)
     determinize_into(src, mine, np.array([77], dtype=np.uint64))
     step(mine, game.tb, action)
@@ -138,8 +131,7 @@ def test_a_cut_playout_is_the_greedy_play_to_the_cut_plus_the_leaf_value(game, l
         G.MAX_CANDIDATES)
     while int(mine[6][M_SEASON]) < stop:
         step(mine, game.tb, G.greedy_action(mine, game.tb, G.DEFAULT_WEIGHTS, buf, actions, values))
-    rest = leaf_value(mine, game.tb, 0, coef, np.empty(N_FEATURES)) if leaf == "fit" else \
-        unscored_seasons(mine, game.tb, 0)
+    rest = unscored_seasons(mine, game.tb, 0)
     assert rest > 0 and out[0] == float(totals(mine[8])[0]) + rest
 
 
@@ -159,7 +151,7 @@ def _greedy_until_season(game, seed: int, season: int):
 def test_unscored_seasons_scores_every_season_left_on_todays_map(game, season):
     """The truncated playouts' leaf value equals the engine's own season scoring of the current
     map, applied to each season not yet scored."""
-    from agents.cartographers_leaf import unscored_seasons
+    from agents.mcts_cartographers_flat import unscored_seasons
     from envs.cartographers.kernels import M_SEASON, R_TOTAL, score_season
 
     for seed in range(5):
