@@ -40,7 +40,7 @@ from numba import njit
 from agents.explain import forced_choice, record_search
 from agents.greedy import cartographers_kernels as G
 from agents.greedy.cartographers import preset_weights
-from agents.greedy.cartographers_kernels import greedy_playout, step
+from agents.greedy.cartographers_kernels import step
 from agents.halving import run_halving, run_uniform
 from agents.mcts_cartographers import copy_state, determinize_into
 from envs.cartographers.kernels import (
@@ -75,7 +75,8 @@ def unscored_seasons(st, tb, p: int) -> float:
 
 @njit(cache=True)
 def greedy_until(st, tb, w: np.ndarray, stop_season: int) -> None:
-    """Greedy play (first on ties) until the game ends or season ``stop_season`` begins."""
+    """Greedy play (first on ties) until the game ends or season ``stop_season`` begins (4: the
+    whole game, as :func:`agents.greedy.cartographers_kernels.greedy_playout` without exploration)."""
     buf = np.empty((4096, 2), np.int32)
     actions = np.empty(G.MAX_CANDIDATES, np.int64)
     values = np.empty(G.MAX_CANDIDATES, np.float64)
@@ -90,21 +91,16 @@ def paired_playout(st, det, work, tb, w: np.ndarray, action: int, seed: np.uint6
     """Final totals (``out``, float64[seats]) of ``action`` then greedy play to the end, on the
     future drawn from ``seed`` (the same seed gives every action the same hidden cards). With
     ``stop_season`` < 4 the playout stops when that season begins and the seasons left are valued
-    by :func:`unscored_seasons`."""
+    by :func:`unscored_seasons` (0 after a whole game)."""
     stream = np.empty(1, np.uint64)
     stream[0] = seed
     determinize_into(st, det, stream)
     copy_state(det, work)
     step(work, tb, action)
-    if stop_season >= 4:
-        greedy_playout(work, tb, w, 0.0, stream)
-    else:
-        greedy_until(work, tb, w, stop_season)
+    greedy_until(work, tb, w, stop_season)
     t = totals(work[8])
     for p in range(out.shape[0]):
-        out[p] = t[p]
-        if stop_season < 4:
-            out[p] += unscored_seasons(work, tb, p)
+        out[p] = t[p] + unscored_seasons(work, tb, p)
 
 
 @njit(cache=True)
