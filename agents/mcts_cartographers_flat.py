@@ -40,7 +40,7 @@ from numba import njit
 from agents.explain import forced_choice, record_search
 from agents.greedy import cartographers_kernels as G
 from agents.greedy.cartographers import preset_weights
-from agents.greedy.cartographers_kernels import step
+from agents.greedy.cartographers_kernels import greedy_playout, step
 from agents.halving import run_halving, run_uniform
 from agents.mcts_cartographers import copy_state, determinize_into
 from envs.cartographers.kernels import (
@@ -74,18 +74,6 @@ def unscored_seasons(st, tb, p: int) -> float:
 
 
 @njit(cache=True)
-def greedy_until(st, tb, w: np.ndarray, stop_season: int) -> None:
-    """Greedy play (first on ties) until the game ends or season ``stop_season`` begins (4: the
-    whole game, as :func:`agents.greedy.cartographers_kernels.greedy_playout` without exploration)."""
-    buf = np.empty((4096, 2), np.int32)
-    actions = np.empty(G.MAX_CANDIDATES, np.int64)
-    values = np.empty(G.MAX_CANDIDATES, np.float64)
-    meta = st[6]
-    while meta[M_PHASE] != PHASE_OVER and meta[M_SEASON] < stop_season:
-        step(st, tb, G.greedy_action(st, tb, w, buf, actions, values))
-
-
-@njit(cache=True)
 def paired_playout(st, det, work, tb, w: np.ndarray, action: int, seed: np.uint64, stop_season: int,
                    out: np.ndarray) -> None:
     """Final totals (``out``, float64[seats]) of ``action`` then greedy play to the end, on the
@@ -97,7 +85,7 @@ def paired_playout(st, det, work, tb, w: np.ndarray, action: int, seed: np.uint6
     determinize_into(st, det, stream)
     copy_state(det, work)
     step(work, tb, action)
-    greedy_until(work, tb, w, stop_season)
+    greedy_playout(work, tb, w, 0.0, stream, stop_season)
     t = totals(work[8])
     for p in range(out.shape[0]):
         out[p] = t[p] + unscored_seasons(work, tb, p)

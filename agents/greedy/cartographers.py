@@ -78,5 +78,5 @@ def greedy_rollout(game: Game, state: State, seed: int, epsilon: float = 0.0,
     ``CartographersGame.rollout_returns(..., policy="greedy")`` (and so MCTS) plays through it."""
     w = G.DEFAULT_WEIGHTS if weights is None else weights
     stream = new_stream(int(seed), "greedy/rollout")
-    G.greedy_playout(state.arrays(), game.tb, w, float(epsilon), stream)
+    G.greedy_playout(state.arrays(), game.tb, w, float(epsilon), stream, 4)
     return K.totals(state.record).astype(np.float64)

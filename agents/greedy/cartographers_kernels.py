@@ -636,14 +636,15 @@ def greedy_solo_games(tb, n_games: int, seed: int, cap: int, ambushes: bool, ran
 
 
 @njit(cache=True)
-def greedy_playout(st, tb, w: np.ndarray, epsilon: float, policy_rng: np.ndarray) -> None:
-    """Play ``st`` to the end: the greedy action (first on ties), or with probability ``epsilon``
-    a uniformly random legal one (drawn from ``policy_rng``). Used for MCTS rollouts."""
+def greedy_playout(st, tb, w: np.ndarray, epsilon: float, policy_rng: np.ndarray, stop_season: int) -> None:
+    """Play ``st`` to the end, or until season ``stop_season`` begins (4: the end): the greedy
+    action (first on ties), or with probability ``epsilon`` a uniformly random legal one (drawn
+    from ``policy_rng``). Used for MCTS rollouts and the flat search's (possibly cut) playouts."""
     buf = np.empty((4096, 2), np.int32)
     actions = np.empty(MAX_CANDIDATES, np.int64)
     values = np.empty(MAX_CANDIDATES, np.float64)
     meta = st[6]
-    while meta[M_PHASE] != PHASE_OVER:
+    while meta[M_PHASE] != PHASE_OVER and meta[M_SEASON] < stop_season:
         if epsilon > 0.0 and (next_u64(policy_rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0) < epsilon:
             a = random_action(st, tb, policy_rng, buf)
         else:
