@@ -61,8 +61,7 @@ sequential halving (agents/halving.py) instead of an even split over the compare
 the greedy agent's ``progress`` preset (agents/greedy/cartographers.py) instead of its defaults.
 ``horizon=H`` (the Cartographers flat search, 1-3): playouts stop when the season H after the
 decision's own begins, and the seasons left are valued on the map there, each as if it were scored
-today. For the Cascadia turn search (1-19) playouts stop after H rounds counted from the searched
-turn (H x seats turns), and every board is scored there as if the game ended.
+today.
 
 Cartographers solo settings, measured on paired seeds (evaluation points; greedy alone +18.8):
 ``mcts:simulations=24,prior=greedy,rollout=greedy,widening=1/0.4,paired=true`` (+9.5 over greedy,
@@ -502,19 +501,15 @@ def _puct_search(game: Game, value: str, prior: str, simulations: int | None, ti
 
 
 def _parse_horizon(horizon: Any, turn_search: Any) -> int | None:
-    """The ``horizon`` option: playouts stop after this many season ends (Cartographers, 1-3) or
-    rounds (Cascadia, 1-19); None plays them to the game's end."""
+    """The ``horizon`` option: playouts stop after this many season ends (1-3; None: the game's end)."""
     if horizon is None:
         return None
-    limit = getattr(turn_search, "HORIZON", None)
-    if limit is None:
-        raise ConfigError("mcts: horizon=<n> (playouts cut before the game's end) is an option of the "
-                          "compiled flat searches (cartographers, cascadia: engine=compiled,rollout=greedy)")
-    most, unit = limit
-    text = str(horizon)
-    if isinstance(horizon, bool) or not text.isdigit() or not 1 <= int(text) <= most:
-        raise ConfigError(f"mcts: horizon must be a whole number of {unit} from 1 to {most}, got {horizon!r}")
-    return int(text)
+    if isinstance(horizon, bool) or str(horizon) not in ("1", "2", "3"):
+        raise ConfigError(f"mcts: horizon must be 1, 2 or 3 seasons, got {horizon!r}")
+    if not getattr(turn_search, "HORIZON", False):
+        raise ConfigError("mcts: horizon=<seasons> (playouts cut at a season's end) is an option of the "
+                          "compiled cartographers flat search (engine=compiled,rollout=greedy)")
+    return int(horizon)
 
 
 def _parse_widening(widening: Any) -> tuple[float, float]:

@@ -115,7 +115,7 @@ class TurnSearch:
 
     HALVING = True
     GREEDY_PRESETS = True
-    HORIZON = (3, "seasons")
+    HORIZON = True
 
     def __init__(self, agent):
         self.agent = agent

@@ -15,10 +15,7 @@ this search acts on whole turns. At the first decision of a turn it
 3. simulates every candidate on the same sampled futures (paired: the f-th playout of every
    candidate sees the f-th determinization), each time playing the turn and then the whole rest
    of the game with the compiled greedy policy for every seat (``play_greedy``), and backs up the
-   final totals of every seat. With ``horizon=H`` a playout stops after H rounds counted from
-   the searched turn (H x seats turns; the game's end if sooner) and backs up every seat's total
-   on the boards there, scored as if the game ended: the early turns' playouts are the longest,
-   and a cut one costs a fraction of a whole one;
+   final totals of every seat;
 4. plays the candidate with the best mean total of the acting seat (max-n: each seat maximises
    its own score), ties to the greedy order; the turn's remaining decisions follow that plan.
 
@@ -98,11 +95,9 @@ def apply_turn(work, turn: np.ndarray, nbr, kind_edges, kind_info) -> None:
 
 @njit(cache=True)
 def paired_playouts(st, det, work, cands, n_cands, futures, stream, nbr, kind_edges, kind_info, tables,
-                    weights, solo_min, solo_points, stop_turn, sums) -> None:
+                    weights, solo_min, solo_points, sums) -> None:
     """Add ``futures`` paired playouts of each of the first ``n_cands`` candidate turns
-    (``cands[k]``: up to 3 actions, -1 padded) to ``sums[k, seat]``: every seat's total when the
-    game ends or when ``stop_turn`` turns have been played, whichever comes first (the board
-    there scored as if the game ended)."""
+    (``cands[k]``: up to 3 actions, -1 padded) to ``sums[k, seat]`` (final totals)."""
     players = st[CTL][K.C_PLAYERS]
     out = np.zeros((players, K.NUM_CAT), np.int32)
     no_stream = np.zeros(1, np.uint64)
@@ -113,7 +108,7 @@ def paired_playouts(st, det, work, cands, n_cands, futures, stream, nbr, kind_ed
             apply_turn(work, cands[k], nbr, kind_edges, kind_info)
             play_greedy(work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7], work[8],
                         work[9], work[10], work[11], work[12], nbr, kind_edges, kind_info, tables, weights,
-                        0.0, no_stream, stop_turn)
+                        0.0, no_stream)
             K.score_all(work[2], work[3], work[5], work[7], work[11], nbr, tables, solo_min, solo_points, out)
             for p in range(players):
                 sums[k, p] += out[p, K.CAT_TOTAL]
@@ -187,7 +182,6 @@ class TurnSearch:
     """Whole-turn search for one :class:`agents.mcts.MCTSAgent` (see the module docstring)."""
 
     HALVING = True  # takes halving=true (agents.halving)
-    HORIZON = (19, "rounds")  # takes horizon=1..19: playouts stop after that many rounds
 
     def __init__(self, agent):
         self.agent = agent
@@ -195,7 +189,6 @@ class TurnSearch:
         self.weights = np.array(list(DEFAULT_WEIGHTS.values()))
         self._plan: list[int] = []
         self._plan_key: tuple[int, ...] | None = None
-        self._stop_turn = 1 << 30
 
     @staticmethod
     def check_options(rollout: str, max_depth: int | None, determinize_every: int, simulations: int | None,
@@ -238,14 +231,11 @@ class TurnSearch:
         (left unchanged, so every candidate sees the same determinization), added to ``sums`` (1 x P)."""
         g, d = self.game, self.game.data
         paired_playouts(src, det, work, cand, 1, 1, future.copy(), g.nbr, g.kind_edges, g.kind_info, g.tables,
-                        self.weights, d.solo_bonus_min, d.solo_bonus_points, self._stop_turn, sums)
+                        self.weights, d.solo_bonus_min, d.solo_bonus_points, sums)
 
     def _search(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         agent, game = self.agent, self.game
         cands, values = candidate_turns(game, state, self.weights)
-        horizon = agent.horizon
-        self._stop_turn = 1 << 30 if horizon is None else \
-            int(state.ctl[K.C_TURN]) + horizon * game.num_players()
         cands = cands[legal_mask[cands[:, 0]]]
         player = game.current_player(state)
         k_widen, alpha = agent.widening

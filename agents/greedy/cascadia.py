@@ -407,14 +407,12 @@ def play_greedy(
     weights,
     epsilon,
     agent_rng,
-    stop_turn=1 << 30,
 ) -> int:
-    """Play the greedy policy (a uniformly random legal action with probability ``epsilon``, drawn
-    from ``agent_rng``) to the end of the game, or until ``stop_turn`` turns have been played;
-    return the number of decisions."""
+    """Finish the game with the greedy policy (a uniformly random legal action with probability
+    ``epsilon``, drawn from ``agent_rng``); return the number of decisions."""
     out = np.empty(K.MAX_LEGAL, dtype=np.int32)
     steps = 0
-    while ctl[K.C_PHASE] != K.PHASE_OVER and ctl[K.C_TURN] < stop_turn:
+    while ctl[K.C_PHASE] != K.PHASE_OVER:
         if epsilon > 0.0 and randint(agent_rng, 1 << 30) < epsilon * (1 << 30):
             a = K.random_action(
                 tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, agent_rng, out

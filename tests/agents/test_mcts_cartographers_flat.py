@@ -104,9 +104,9 @@ def test_options_that_do_not_apply_are_refused(game):
     with pytest.raises(ConfigError, match="halving must be true or false"):
         make_agent(FLAT + ",halving=yes", game)
     for bad in ("0", "4", "1.5", "soon"):
-        with pytest.raises(ConfigError, match="horizon must be a whole number of seasons from 1 to 3"):
+        with pytest.raises(ConfigError, match="horizon must be 1, 2 or 3 seasons"):
             make_agent(FLAT + f",horizon={bad}", game)
-    with pytest.raises(ConfigError, match="horizon=<n>.*flat searches"):
+    with pytest.raises(ConfigError, match="horizon=<seasons>.*flat search"):
         make_agent("mcts:engine=compiled,simulations=50,horizon=1", game)
 
 
