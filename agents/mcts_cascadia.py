@@ -40,7 +40,7 @@ import numpy as np
 from numba import njit
 
 from agents.explain import forced_choice, record_search
-from agents.greedy.cascadia import DEFAULT_WEIGHTS, NATURE_COST, plan_turn, play_greedy, token_values
+from agents.greedy.cascadia import NATURE_COST, plan_turn, play_greedy, preset_weights, token_values
 from agents.halving import run_halving
 from envs.cascadia import kernels as K
 from envs.core.errors import ConfigError
@@ -182,11 +182,12 @@ class TurnSearch:
     """Whole-turn search for one :class:`agents.mcts.MCTSAgent` (see the module docstring)."""
 
     HALVING = True  # takes halving=true (agents.halving)
+    GREEDY_PRESETS = True  # takes greedy=<preset> (agents.greedy.cascadia.PRESETS)
 
     def __init__(self, agent):
         self.agent = agent
         self.game = agent.game
-        self.weights = np.array(list(DEFAULT_WEIGHTS.values()))
+        self.weights = preset_weights(agent.greedy)  # candidate ranking and playouts
         self._plan: list[int] = []
         self._plan_key: tuple[int, ...] | None = None
 

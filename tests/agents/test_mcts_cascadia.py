@@ -8,7 +8,7 @@ import pytest
 
 from agents import mcts_cascadia as M
 from agents.base import make_agent
-from agents.greedy.cascadia import DEFAULT_WEIGHTS, CascadiaGreedyAgent
+from agents.greedy.cascadia import DEFAULT_WEIGHTS, CascadiaGreedyAgent, play_greedy, preset_weights
 from envs.cascadia import kernels as K
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
@@ -167,3 +167,41 @@ def test_the_last_turn_is_valued_exactly_over_every_candidate_turn(players):
     assert stats["exact"] and stats["simulations"] == 0 and stats["children"] == len(cands)
     best = int(np.argmax(finals))
     assert first == cands[best, 0] and stats["best_mean"] == max(finals)
+
+
+def _playout_totals(game, state, turn, future, weights):
+    """Final totals of ``turn`` then greedy play with ``weights`` on the future seeded by ``future``."""
+    src = state.board_args()
+    det, work = tuple(a.copy() for a in src), tuple(a.copy() for a in src)
+    M.determinize_into(src, det, np.array([future], np.uint64))
+    M.copy_state(det, work)
+    M.apply_turn(work, turn, game.nbr, game.kind_edges, game.kind_info)
+    play_greedy(*work, game.nbr, game.kind_edges, game.kind_info, game.tables, weights, 0.0,
+                np.zeros(1, np.uint64))
+    out = np.zeros((game.num_players(), K.NUM_CAT), np.int32)
+    K.score_all(work[2], work[3], work[5], work[7], work[11], game.nbr, game.tables, game.data.solo_bonus_min,
+                game.data.solo_bonus_points, out)
+    return out[:, K.CAT_TOTAL].astype(np.float64)
+
+
+def test_a_greedy_preset_ranks_the_candidates_and_plays_the_playouts():
+    game, state = _midgame(4, 11)
+    selfplay = preset_weights("selfplay")
+    search = make_agent(SPEC + ",greedy=selfplay", game)._turn_search
+    assert np.array_equal(search.weights, selfplay)
+    cands, _ = M.candidate_turns(game, state, selfplay)
+    s, rng = state.copy(), np.random.default_rng(0)
+    greedy = make_agent("greedy:preset=selfplay", game)
+    for a in cands[0][cands[0] >= 0]:  # the first candidate is the preset's greedy turn
+        assert greedy.act(s, game.legal_mask(s), rng) == a
+        game.step(s, int(a))
+    differs = 0
+    for future in range(6):
+        sums = np.zeros((1, 4))
+        scratch = [tuple(a.copy() for a in state.board_args()) for _ in range(2)]
+        search._playout(state.board_args(), *scratch, cands[:1], np.array([future], np.uint64), sums)
+        assert np.array_equal(sums[0], _playout_totals(game, state, cands[0], future, selfplay))
+        differs += not np.array_equal(sums[0], _playout_totals(game, state, cands[0], future, WEIGHTS))
+    assert differs > 0  # the preset's playouts are not the defaults'
+    with pytest.raises(ConfigError, match="unknown preset 'clever'"):
+        make_agent(SPEC + ",greedy=clever", game)

@@ -5,10 +5,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.base import make_agent
 from agents.greedy import make_greedy
-from agents.greedy.cascadia import DEFAULT_WEIGHTS, CascadiaGreedyAgent, GreedyAgent
+from agents.greedy.cascadia import (
+    DEFAULT_WEIGHTS,
+    SELFPLAY_WEIGHTS,
+    W_NAMES,
+    CascadiaGreedyAgent,
+    GreedyAgent,
+    play_greedy,
+    preset_weights,
+)
 from agents.random import RandomAgent
 from envs.cartographers.game import CartographersGame
+from envs.cascadia import kernels as K
 from envs.cascadia.game import CascadiaGame
 from envs.core.errors import ConfigError
 
@@ -119,3 +129,41 @@ def test_rank_actions_orders_every_legal_action_with_the_greedy_choice_first():
         phases_seen.add(game.decode_action(int(order[0]))["kind"])
         game.step(state, int(order[0]))
     assert len(phases_seen) >= 3  # market, tile and token decisions were all ranked
+
+
+def test_presets_set_the_weights_and_single_options_override_them():
+    g = CascadiaGame(players=4)
+    selfplay = np.array([SELFPLAY_WEIGHTS[name] for name in W_NAMES])
+    assert np.array_equal(make_agent("greedy:preset=selfplay", g).weights, selfplay)
+    assert np.array_equal(make_agent("greedy", g).weights, np.array(list(DEFAULT_WEIGHTS.values())))
+    assert not np.array_equal(selfplay, np.array(list(DEFAULT_WEIGHTS.values())))
+    agent = make_agent("greedy:preset=selfplay,fox_room=0.7", g)
+    assert agent.weights[W_NAMES.index("fox_room")] == 0.7
+    assert agent.weights[W_NAMES.index("bear_single")] == SELFPLAY_WEIGHTS["bear_single"]
+    with pytest.raises(ConfigError, match="unknown preset 'clever'; known: default, selfplay"):
+        make_agent("greedy:preset=clever", g)
+
+
+def _greedy_base_scores(game, weights, seeds):
+    """Mean base score of the seats of 4-player greedy games (compiled greedy play, every seat)."""
+    out = np.zeros((4, K.NUM_CAT), np.int32)
+    means = []
+    for seed in seeds:
+        state = game.new_game(seed)
+        args = state.board_args()
+        play_greedy(*args, game.nbr, game.kind_edges, game.kind_info, game.tables, weights, 0.0,
+                    np.zeros(1, np.uint64))
+        K.score_all(args[2], args[3], args[5], args[7], args[11], game.nbr, game.tables,
+                    game.data.solo_bonus_min, game.data.solo_bonus_points, out)
+        means.append(out[:, K.CAT_BASE].mean())
+    return np.array(means)
+
+
+def test_selfplay_preset_beats_the_defaults_in_four_player_games():
+    """Tuned on seeds 0-999; measured +1.25 [+1.10, +1.40] base points on seeds 2000-2999.
+    200 paired tables leave a standard error of about 0.17."""
+    g = CascadiaGame(players=4)
+    seeds = range(5000, 5200)
+    default = _greedy_base_scores(g, preset_weights("default"), seeds)
+    selfplay = _greedy_base_scores(g, preset_weights("selfplay"), seeds)
+    assert (selfplay - default).mean() > 0.5, (selfplay - default).mean()
