@@ -57,10 +57,10 @@ playouts, anytime progressive widening; greedy's placement stays unless beaten b
 error (``mcts:engine=compiled,rollout=greedy,simulations=128,widening=1/0.33``).
 ``halving=true`` (Cascadia and the Cartographers flat search): the playouts are spent by
 sequential halving (agents/halving.py) instead of an even split over the compared candidates.
-``greedy=<preset>`` (the Cartographers flat search and the Cascadia turn search): candidates are
-ranked and playouts played by a preset of the game's greedy agent instead of its defaults
-(Cartographers ``progress``, agents/greedy/cartographers.py; Cascadia ``selfplay``,
-agents/greedy/cascadia.py).
+``greedy=<preset>`` (the compiled searches: Cartographers flat, Cascadia and Dorfromantik turn
+searches): candidates are ranked and playouts played by a preset of the game's greedy agent
+instead of its defaults (Cartographers ``progress``, agents/greedy/cartographers.py; Cascadia and
+Dorfromantik ``selfplay``, agents/greedy/cascadia.py and agents/greedy/dorfromantik.py).
 ``horizon=H`` (the Cartographers flat search, 1-3): playouts stop when the season H after the
 decision's own begins, and the seasons left are valued on the map there, each as if it were scored
 today.
@@ -202,8 +202,9 @@ class MCTSAgent:
         self.horizon = _parse_horizon(horizon, turn_search)
         if greedy != "default" and not getattr(turn_search, "GREEDY_PRESETS", False):
             raise ConfigError("mcts: greedy=<preset> (the greedy weights of candidate ranking and "
-                              "playouts) is an option of the compiled cartographers flat search and "
-                              "cascadia turn search (engine=compiled,rollout=greedy)")
+                              "playouts) is an option of the compiled searches: the cartographers flat "
+                              "search (engine=compiled,rollout=greedy), the cascadia and dorfromantik turn "
+                              "searches (engine=compiled)")
         self.greedy = str(greedy)  # validated by the turn search
         self.exact_tiles = exact_tiles  # validated by the turn search
         self.game = game

@@ -50,6 +50,7 @@ import numpy as np
 
 from agents import mcts_dorfromantik_kernels as DK
 from agents.explain import forced_choice, search_statistics
+from agents.greedy.dorfromantik import preset_weights
 from agents.mcts_dorfromantik_endgame import Endgame, TooLarge, applies, parse_exact_tiles
 from envs.core.errors import ConfigError
 from envs.core.rng import new_stream, next_u64
@@ -65,13 +66,14 @@ DEFAULT_EXACT_TILES = 1
 MARGIN_SE = 1.0
 
 
-def candidate_placements(game, state, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def candidate_placements(game, state, legal_mask: np.ndarray, weights: np.ndarray = K.DEFAULT_WEIGHTS,
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Candidates in search order (module doc, step 1): actions, kernel (cell, rot) pairs and greedy
-    values."""
+    values (with the greedy ``weights``)."""
     mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
     values = np.zeros((K.MAX_FRONTIER, 6), np.float64)
     K.greedy_values(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.meta,
-                    game._rot_edges, game._task_type, game._flag, K.DEFAULT_WEIGHTS, mask, values)
+                    game._rot_edges, game._task_type, game._flag, weights, mask, values)
     n = int(state.meta[K.M_FRONT])
     slots, rots = np.nonzero(mask[:n])
     cells = state.frontier[slots].astype(np.int64)
@@ -127,6 +129,8 @@ class TurnSearch:
 
     #: takes the ``exact_tiles`` option (the exact endgame)
     EXACT_ENDGAME = True
+    #: takes ``greedy=<preset>`` (agents.greedy.dorfromantik.PRESETS): candidate ranking, playouts, endgame
+    GREEDY_PRESETS = True
 
     def __init__(self, agent):
         self.agent = agent
@@ -137,7 +141,8 @@ class TurnSearch:
         self._score = np.zeros(K.SCORE_SIZE, np.int64)
         opt = getattr(agent, "exact_tiles", None)
         self.exact_tiles = DEFAULT_EXACT_TILES if opt is None else parse_exact_tiles(opt)
-        self._endgame = Endgame(self.game)
+        self.weights = preset_weights(agent.greedy)
+        self._endgame = Endgame(self.game, self.weights)
 
     @staticmethod
     def check_options(rollout: str, max_depth: int | None, determinize_every: int, simulations: int | None,
@@ -151,7 +156,7 @@ class TurnSearch:
         g, w = self.game, self._work
         return float(DK.playout(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck,
                                 state.meta, *w, int(pair[0]), int(pair[1]), np.uint64(seed), self.greedy,
-                                g._rot_edges, g._task_type, g._flag, K.DEFAULT_WEIGHTS, self._mask,
+                                g._rot_edges, g._task_type, g._flag, self.weights, self._mask,
                                 self._score))
 
     def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -162,7 +167,7 @@ class TurnSearch:
             return forced_choice(agent, int(legal[0]))
         start = time.perf_counter()
         deadline = None if agent.time_limit is None else start + agent.time_limit
-        actions, pairs, greedy_values = candidate_placements(self.game, state, legal_mask)
+        actions, pairs, greedy_values = candidate_placements(self.game, state, legal_mask, self.weights)
         if applies(state.meta, self.exact_tiles):
             try:
                 return self._act_exact(state, actions, pairs, greedy_values, start)

@@ -62,8 +62,9 @@ class TooLarge(Exception):
 class Endgame:
     """Exact expected final scores of placements (module doc) for one game's data."""
 
-    def __init__(self, game):
+    def __init__(self, game, weights: np.ndarray = K.DEFAULT_WEIGHTS):
         self.game = game
+        self.weights = weights  # the greedy weights of the later placements
         self._mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
         self._values = np.zeros((K.MAX_FRONTIER, 6), np.float64)
         self._score = np.zeros(K.SCORE_SIZE, np.int64)
@@ -130,7 +131,7 @@ class Endgame:
             return self._expect(s)
         self._values[:] = -np.inf
         K.greedy_values(cells, frontier, placed, uf, tasks, meta, g._rot_edges, g._task_type, g._flag,
-                        K.DEFAULT_WEIGHTS, self._mask, self._values)
+                        self.weights, self._mask, self._values)
         n = int(meta[K.M_FRONT])
         k = int(np.argmax(np.where(self._mask[:n], self._values[:n], -np.inf)))
         K.place(cells, frontier, placed, uf, tasks, meta, g._rot_edges, g._task_type, int(frontier[k // 6]),

@@ -336,3 +336,20 @@ def test_exact_tiles_option_errors(game, bad):
 def test_exact_tiles_needs_the_compiled_dorfromantik_search(game):
     with pytest.raises(ConfigError, match="exact_tiles"):
         make_agent("mcts:simulations=8,exact_tiles=1", game)
+
+
+def test_a_greedy_preset_ranks_the_candidates_and_plays_the_playouts_and_the_endgame(game):
+    from agents.greedy.dorfromantik import preset_weights
+
+    state = _midgame(game, 6, 14)
+    selfplay = preset_weights("selfplay")
+    search = M.TurnSearch(make_agent(SPEC + ",greedy=selfplay", game))
+    assert np.array_equal(search.weights, selfplay) and np.array_equal(search._endgame.weights, selfplay)
+    _, pairs, values = M.candidate_placements(game, state, game.legal_mask(state), selfplay)
+    _, g_values = make_agent("greedy:preset=selfplay", game).action_values(state)
+    assert values[0] == pytest.approx(g_values.max())
+    default = M.TurnSearch(make_agent(SPEC, game))
+    same = [search._play(state, pairs[0], seed) == default._play(state, pairs[0], seed) for seed in range(8)]
+    assert not all(same)  # the preset's playouts are not the defaults'
+    with pytest.raises(ConfigError, match="unknown preset 'clever'"):
+        make_agent(SPEC + ",greedy=clever", game)
