@@ -44,10 +44,10 @@ PRESETS = {"default": K.DEFAULT_WEIGHTS, "selfplay": SELFPLAY_WEIGHTS}
 
 
 def preset_weights(preset: str) -> np.ndarray:
-    """The weight vector of a named preset (:data:`PRESETS`)."""
+    """The weight vector of a named preset (:data:`PRESETS`), a copy."""
     if preset not in PRESETS:
         raise ConfigError(f"greedy (dorfromantik): unknown preset {preset!r}; known: {', '.join(PRESETS)}")
-    return PRESETS[preset]
+    return PRESETS[preset].copy()
 
 
 class DorfromantikGreedyAgent(ValueGreedy):
