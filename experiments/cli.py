@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "simulate": "experiments.simulate:simulate",
     "bench": "experiments.bench:bench",
     "ladder": "experiments.ladder:ladder",
+    "tune-greedy": "experiments.tune_greedy:tune_greedy",
     "replay": "experiments.replay_html:replay_command",
     "train": "experiments.train_cli:train",
     "exit-report": "experiments.exit_report:exit_report",
