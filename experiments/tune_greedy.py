@@ -4,7 +4,8 @@ Every trial plays the same seeds with the compiled greedy policy (the search age
 policy) in every seat and compares the mean score per seed with the best weights so far: one weight
 is multiplied by each ``--factors`` value in turn (an integer weight, Cartographers' ``hole_size``,
 steps by one instead), and a change is kept when its paired gain exceeds ``z`` standard errors
-(and ``min_gain``). A weight at 0 stays at 0. The search sees only ``--seeds``; ``--check-seeds``
+(and ``min_gain``). A weight at 0 stays at 0. A round that keeps nothing ends the search (the
+next would replay it exactly). The search sees only ``--seeds``; ``--check-seeds``
 replays the start and the final weights on other seeds, since the kept gains are the best of many
 noisy trials on the tuning seeds. How the presets were found:
 
@@ -167,6 +168,7 @@ def coordinate_search(score: Callable[[np.ndarray], np.ndarray], names: Sequence
     best = score(best_w)
     result = TuneResult(tuple(names), best_w.copy(), best_w, float(best.mean()), float(best.mean()))
     for round_ in range(rounds):
+        kept = False
         for i, name in enumerate(names):
             for move in steps(name in integers, factors):
                 value = move(float(best_w[i]))
@@ -188,6 +190,9 @@ def coordinate_search(score: Callable[[np.ndarray], np.ndarray], names: Sequence
                     on_trial(row)
                 if accepted:
                     best_w, best = trial_w, scores
+                    kept = True
+        if not kept:  # the next round would replay this one's trials exactly
+            break
     result.weights, result.mean = best_w, float(best.mean())
     return result
 

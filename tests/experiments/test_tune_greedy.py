@@ -48,6 +48,14 @@ def test_integer_weights_step_by_one_and_a_noisy_gain_is_not_kept():
     assert kept.trials[0]["gain"] < 2.0 * kept.trials[0]["se"] and kept.weights.tolist() == [1.0]
 
 
+def test_a_round_that_keeps_nothing_ends_the_search():
+    rows = []
+    result = coordinate_search(_quadratic, ("a", "b"), np.array([3.0, 0.0]), factors=(0.5, 2.0), rounds=3,
+                               on_trial=rows.append)
+    assert {r["round"] for r in rows} == {0} and len(rows) == 2  # b = 0 has no move; a's two are worse
+    assert result.weights.tolist() == [3.0, 0.0]
+
+
 def test_spec_names_the_preset_and_the_changed_weights():
     names = ("x", "y", "z")
     tuned, start = np.array([1.0, 0.5, 2.0]), np.array([1.0, 1.0, 2.0])
