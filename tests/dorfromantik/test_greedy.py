@@ -8,9 +8,10 @@ import pytest
 from agents.base import make_agent
 from agents.greedy.dorfromantik import DorfromantikGreedyAgent, GreedyAgent, preset_weights
 from envs.core.errors import ConfigError
-from envs.core.rng import new_stream, numpy_generator
+from envs.core.rng import numpy_generator
 from envs.dorfromantik import kernels as K
 from envs.dorfromantik.game import DorfromantikGame
+from experiments.tune_greedy import greedy_model
 from tests.dorfromantik.helpers import put
 
 E, NE, NW, W, SW, SE = range(6)
@@ -82,21 +83,9 @@ def test_presets_set_the_weights_and_single_options_override_them(game):
         make_agent("greedy:preset=clever", game)
 
 
-def _greedy_totals(game: DorfromantikGame, weights: np.ndarray, seeds) -> np.ndarray:
-    """Final scores of compiled greedy games (the playout policy of the search) on ``seeds``."""
-    totals = []
-    for seed in seeds:
-        s = game.new_game(seed)
-        K.play_greedy(s.cells, s.frontier, s.placed, s.uf, s.tasks, s.deck, s.meta, game._rot_edges,
-                      game._task_type, game._flag, weights, new_stream(seed, "preset-test"), game._mask)
-        totals.append(float(game.score_vector(s)[K.S_TOTAL]))
-    return np.array(totals)
-
-
 def test_selfplay_preset_beats_the_defaults_on_paired_greedy_games(game):
     """Tuned on seeds 0-1999; measured +4.00 [+2.60, +5.40] on seeds 5000-6999. A game's paired
     difference has an SD of about 32, so 600 games leave a standard error of about 1.3."""
-    seeds = range(8000, 8600)
-    selfplay = _greedy_totals(game, preset_weights("selfplay"), seeds)
-    diff = selfplay - _greedy_totals(game, K.DEFAULT_WEIGHTS, seeds)
+    score = greedy_model("dorfromantik").score  # compiled greedy games, the search's playout policy
+    diff = score(preset_weights("selfplay"), 8000, 600) - score(preset_weights("default"), 8000, 600)
     assert diff.mean() > 1.0, diff.mean()
