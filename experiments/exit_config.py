@@ -13,7 +13,9 @@ wrong type or range, is refused with one line naming it (``selfplay.games must b
                                                    # noise > 0: ",noise=<x>" (root Dirichlet noise of
                                                    # the value=ppo: search) in self-play, not gating
     train: {epochs: 4, batch_size: 128, lr: 0.001, value_weight: 0.5}
-    gating: {enabled: true, games: 8, workers: 2}
+    gating: {enabled: true, games: 8, workers: 2, confirm_games: 0}
+                                                   # confirm_games > 0: a pass is re-checked on that
+                                                   # many fresh seeds (experiments.exit_gating)
     run: {generations: 10, seed: 0, eval_every: 1, eval_games: 20, eval_seed: 0, num_cpus: 2}
     imitation: {games: 200, epochs: 6, ...}        # the warm start of --init teacher:<spec>
                                                    # (the keys of configs/ppo's imitation section)
@@ -37,7 +39,7 @@ MAX_GENERATIONS = 10_000
 DEFAULTS: dict[str, dict[str, Any]] = {
     "selfplay": {"games": 8, "top_k": 16, "window": 4, "workers": 2, "noise": 0.0},
     "train": {"epochs": 4, "batch_size": 128, "lr": 1e-3, "value_weight": 0.5},
-    "gating": {"enabled": True, "games": 8, "workers": 2},
+    "gating": {"enabled": True, "games": 8, "workers": 2, "confirm_games": 0},
     "run": {"generations": 10, "seed": 0, "eval_every": 1, "eval_games": 20, "eval_seed": 0, "num_cpus": 2},
 }
 
@@ -50,6 +52,7 @@ _RANGES: dict[str, tuple[tuple[type, ...], float, float]] = {
     "train.epochs": (_INT, 1, 10_000), "train.batch_size": (_INT, 1, 1 << 20),
     "train.lr": (_NUMBER, 1e-12, 10.0), "train.value_weight": (_NUMBER, 0.0, 1e6),
     "gating.games": (_INT, 2, MAX_GAMES), "gating.workers": (_INT, 1, 4096),
+    "gating.confirm_games": (_INT, 0, MAX_GAMES),
     "run.generations": (_INT, 1, MAX_GENERATIONS), "run.seed": (_INT, 0, 1 << 40),
     "run.eval_every": (_INT, 0, MAX_GENERATIONS), "run.eval_games": (_INT, 1, MAX_GAMES),
     "run.eval_seed": (_INT, 0, 1 << 40), "run.num_cpus": (_INT, 1, 4096),
@@ -129,6 +132,12 @@ def validate_config(raw: Any, source: str = "config") -> dict[str, Any]:
     config["init"] = _check_init(raw.get("init"), source)
     for name in ("selfplay", "train", "gating", "run"):
         config[name] = _section(raw, name, source)
+    gating = config["gating"]
+    if gating["games"] + gating["confirm_games"] > MAX_GAMES:
+        raise ConfigError(f"{source}: gating.games + gating.confirm_games must be at most {MAX_GAMES} "
+                          f"(a generation's gating seeds), got {gating['games']} + {gating['confirm_games']}")
+    if gating["confirm_games"] == 1:
+        raise ConfigError(f"{source}: gating.confirm_games must be 0 (no confirmation) or at least 2, got 1")
     return config
 
 

@@ -4,7 +4,8 @@ Seeds: every generation plays its own self-play seeds and its own gating seeds, 
 far above the evaluation suite (0..), the test suite (1,000,000..) and imitation's warm start
 (10,000,000 + 100,000 x run seed): ``EXIT_SEED_BASE + ((run_seed x MAX_GENERATIONS + generation)
 x 2 + kind) x MAX_GAMES + i`` (kind 0: self-play, 1: gating), so no two generations, runs of
-another seed or kinds ever share a game.
+another seed or kinds ever share a game. A gate's confirmation (``gating.confirm_games``) plays
+the gating range's next seeds, after the first ``gating.games``.
 
 Self-play is :func:`experiments.imitation.collect` with the search as teacher in every seat and
 ``top_k`` > 0 (the root visit distribution kept as a soft target); each generation's decisions

@@ -39,7 +39,9 @@ STATE_FILE = "exit_state.json"
 #: history keys -> table columns, in table order (a key a run lacks, e.g. gating when it was off, stays empty)
 HISTORY_COLUMNS = ("generation", "decisions", "window_decisions", "loss", "policy_loss", "value_loss",
                    "target_accuracy", "heldout_target_accuracy", "gating_games", "gating_candidate_mean",
-                   "gating_accepted_mean", "gating_mean_diff", "gating_ci_low", "gating_ci_high", "accepted",
+                   "gating_accepted_mean", "gating_mean_diff", "gating_ci_low", "gating_ci_high",
+                   "gating_confirm_games", "gating_confirm_mean_diff", "gating_combined_mean_diff",
+                   "gating_combined_ci_low", "gating_combined_ci_high", "accepted",
                    "search_sims_per_s", "selfplay_seconds", "fit_seconds", "gating_seconds",
                    "generation_seconds")
 
@@ -69,6 +71,7 @@ def history_table(state: dict[str, Any]) -> pd.DataFrame:
     rows = []
     for record in state["history"]:
         row: dict[str, Any] = {key: record.get(key) for key in HISTORY_COLUMNS}
+        row.update({key: value for key, value in record.items() if key not in row})
         for key, value in evaluations.get(record["generation"], {}).items():
             if key != "generation":
                 row[f"eval_{key}"] = value
@@ -87,16 +90,24 @@ def _interval(row: dict[str, Any], mid: str, prefix: str) -> str:
     return f"{row[mid]:+.2f} [{row[prefix + 'ci_low']:+.2f}, {row[prefix + 'ci_high']:+.2f}]"
 
 
+def _confirmation(row: dict[str, Any]) -> str:
+    """The confirmation's games and the difference over all gating seeds, or "" when none was played."""
+    combined = _interval(row, "gating_combined_mean_diff", "gating_combined_")
+    return f"{_num(row['gating_confirm_games'], '.0f')}, {combined}" if combined else ""
+
+
 def history_markdown(table: pd.DataFrame, run: Path, state: dict[str, Any]) -> str:
     """The history table as Markdown (every number as saved; generations.csv has every column)."""
     config = state["config"]
     accepted = int(table["accepted"].sum()) if len(table) else 0
     head = ("| gen | decisions | loss (policy, value) | target acc (held out) | gating games | "
-            "candidate search | accepted search | difference [95% CI] | accepted | self-play s | fit s | "
+            "candidate search | accepted search | difference [95% CI] | "
+            "confirmation: games, all seeds [95% CI] | accepted | self-play s | fit s | "
             "gating s | eval mean | eval vs random [95% CI] | eval vs greedy [95% CI] |")
     lines = [f"Expert iteration run `{run}`: {config['game']} {config['game_options']}, search "
              f"`{config['search']}`, {len(table)} generation(s), {accepted} accepted. Gating: the "
              "candidate's search minus the accepted network's search on the generation's gating seeds; "
+             "after a pass, the confirmation's fresh seeds and the difference over all of them (it decides); "
              "eval: the accepted network's argmax agent after the generation.", "", head,
              "|" + "---|" * (head.count("|") - 1)]
     for r in table.to_dict("records"):
@@ -106,7 +117,7 @@ def history_markdown(table: pd.DataFrame, run: Path, state: dict[str, Any]) -> s
                  f"{_num(r['target_accuracy'])} ({_num(r['heldout_target_accuracy'])})",
                  _num(r["gating_games"], ".0f"), _num(r["gating_candidate_mean"]),
                  _num(r["gating_accepted_mean"]), _interval(r, "gating_mean_diff", "gating_"),
-                 "yes" if r["accepted"] else "no", _num(r["selfplay_seconds"], ".1f"),
+                 _confirmation(r), "yes" if r["accepted"] else "no", _num(r["selfplay_seconds"], ".1f"),
                  _num(r["fit_seconds"], ".1f"), _num(r["gating_seconds"], ".1f"),
                  _num(r.get("eval_mean_score")),
                  _interval(r, "eval_diff_vs_random", "eval_diff_vs_random_"),

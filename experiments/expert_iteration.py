@@ -20,8 +20,10 @@ distribution, and the better network makes a better search. One generation ``g``
 3. **Gating** (:mod:`experiments.exit_gating`): the candidate's search and the accepted
    network's search play ``gating.games`` seeds of this generation; the candidate replaces the
    accepted network only when the paired difference's 95% CI lies above zero
-   (``gating.enabled: false``: always). A rejected candidate is dropped; the next generation
-   fits a new one from the accepted network on a window that now holds more data.
+   (``gating.enabled: false``: always); with ``gating.confirm_games`` > 0 a pass is re-played on
+   that many fresh seeds and the CI over all the seeds must still lie above zero. A rejected
+   candidate is dropped; the next generation fits a new one from the accepted network on a
+   window that now holds more data.
 4. **Evaluation** every ``run.eval_every`` generations: the accepted network's argmax agent on
    the fixed evaluation seeds, paired against random and greedy
    (:class:`experiments.training_eval.TrainingEvaluator`).
@@ -199,8 +201,9 @@ def run_generation(config: dict[str, Any], out: Path, generation: int, accepted_
     t0 = time.monotonic()
     gating: dict[str, Any] = {"accepted": True}
     if config["gating"]["enabled"]:
-        seeds = generation_seeds(state["seed"], generation, GATING, config["gating"]["games"])
-        gating = gate(config, candidate_path, playing, seeds, progress=progress)
+        games, confirm = config["gating"]["games"], config["gating"]["confirm_games"]
+        seeds = generation_seeds(state["seed"], generation, GATING, games + confirm)
+        gating = gate(config, candidate_path, playing, seeds[:games], seeds[games:], progress=progress)
     gating_s = time.monotonic() - t0
     sims, seconds = (data.search_stats.sum(axis=0) if data.search_stats is not None and len(data) else (0, 0))
     fitted = {k: float(v) for k, v in fitted.items()}
@@ -227,6 +230,11 @@ def log_generation(writer, record: dict[str, Any]) -> None:
 def summary_line(record: dict[str, Any]) -> str:
     gating = (f"gating {record['gating_mean_diff']:+.1f} [{record['gating_ci_low']:+.1f}, "
               f"{record['gating_ci_high']:+.1f}] " if "gating_mean_diff" in record else "no gating ")
+    if "gating_combined_mean_diff" in record:
+        gating += (f"confirmed on {record['gating_confirm_games']} more seeds "
+                   f"{record['gating_confirm_mean_diff']:+.1f}, "
+                   f"all {record['gating_combined_mean_diff']:+.1f} "
+                   f"[{record['gating_combined_ci_low']:+.1f}, {record['gating_combined_ci_high']:+.1f}] ")
     return (f"gen {record['generation']}: {record['decisions']} decisions, loss {record['loss']:.3f} "
             f"(target acc {record['target_accuracy']:.2f}), {gating}-> "
             f"{'accepted' if record['accepted'] else 'rejected'} ({record['generation_seconds']:.0f}s)")

@@ -61,6 +61,30 @@ def test_history_report_equals_the_saved_state(tmp_path, capsys):
     assert "ladder" not in result
 
 
+def test_confirmed_generation_shows_its_confirmation(tmp_path, capsys):
+    import numpy as np
+
+    from experiments.exit_gating import gating_decision
+
+    state = json.loads(REAL_STATE.read_text())
+    rng = np.random.default_rng(2)
+    base, fresh = rng.normal(50, 10, 30), rng.normal(50, 10, 30)
+    first, confirmation = (base + 4 + rng.normal(0, 1, 30), base), (fresh + 1 + rng.normal(0, 1, 30), fresh)
+    result = gating_decision(first, confirmation)
+    assert result["accepted"]
+    state["history"][1].update({"accepted": True, **{f"gating_{k}": v for k, v in result.items()
+                                                     if k != "accepted"}})
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state))
+    run_dir = _run_folder(tmp_path, path)
+    assert run(["exit-report", str(run_dir)]) == 0
+    text = capsys.readouterr().out
+    _assert_history_equals_state(run_dir / "report", state)
+    combined = (f"30, {result['combined_mean_diff']:+.2f} [{result['combined_ci_low']:+.2f}, "
+                f"{result['combined_ci_high']:+.2f}] | yes |")
+    assert combined in text and "1 accepted" in text and text.count("| no |") == 1
+
+
 def test_bad_run_folders_and_options_fail_in_one_line(tmp_path, capsys):
     corrupt = tmp_path / "corrupt" / "checkpoints" / "gen_000"
     corrupt.mkdir(parents=True)

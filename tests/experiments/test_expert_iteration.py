@@ -55,6 +55,10 @@ def tiny_config(**sections) -> dict:
     ({"league": {}}, "unknown section"),
     ({"imitation": {"teacher": "greedy"}}, "init: teacher:<agent spec>"),
     ({"selfplay": {"noise": 1}}, "selfplay.noise"),
+    ({"gating": {"confirm_games": -1}}, "gating.confirm_games must be an integer"),
+    ({"gating": {"confirm_games": 1}}, "gating.confirm_games must be 0 .no confirmation. or at least 2"),
+    ({"gating": {"games": 6_000, "confirm_games": 5_000}},
+     r"gating.games \+ gating.confirm_games must be at most 10000"),
 ])
 def test_bad_configs_name_the_key(change, fragment):
     raw = {"game": "cartographers", "search": TINY_SEARCH, **change}
@@ -234,6 +238,45 @@ def test_gating_rejects_a_worse_network(tmp_path, ray_session):
     assert result["mean_diff"] < 0 and result["candidate_mean"] < result["accepted_mean"]
     same = gate(config, DEMO_POLICY, DEMO_POLICY, seeds[:2])
     assert same["mean_diff"] == 0 and not same["accepted"]
+    confirm = [100_000_000 + i for i in range(4, 7)]
+    screened = gate(config, worse, DEMO_POLICY, seeds, confirm)  # a failed first stage plays no more seeds
+    assert screened == result
+    better = gate(config, DEMO_POLICY, worse, seeds, confirm)
+    assert better["passed"] and better["confirm_games"] == 3 and better["combined_games"] == 7
+    assert better["accepted"] == (better["combined_ci_low"] > 0)
+    assert better["mean_diff"] == pytest.approx(-result["mean_diff"])
+
+
+def test_confirmation_decides_after_a_pass_and_only_then():
+    from experiments import stats
+    from experiments.exit_gating import gating_decision
+    from experiments.expert_iteration import summary_line
+
+    rng = np.random.default_rng(5)
+    base = rng.normal(80, 20, 40)
+    lucky = (base + 3 + rng.normal(0, 2, 40), base)  # a clear first-stage pass
+    failed = gating_decision((base - 1 + rng.normal(0, 2, 40), base))
+    assert not failed["passed"] and not failed["accepted"] and "confirm_games" not in failed
+    with pytest.raises(ValueError, match="only played after the first stage passes"):
+        gating_decision((base - 1, base), lucky)
+    other = rng.normal(80, 20, 40)
+    for shift, expected in ((-4.0, False), (+3.0, True)):
+        confirmation = (other + shift + rng.normal(0, 2, 40), other)
+        result = gating_decision(lucky, confirmation)
+        assert result["passed"] and result["accepted"] is expected
+        both = stats.paired_comparison(np.concatenate([lucky[0], confirmation[0]]),
+                                       np.concatenate([lucky[1], confirmation[1]]))
+        assert result["combined_games"] == 80 and result["confirm_games"] == 40
+        assert result["combined_mean_diff"] == pytest.approx(both.mean_difference)
+        assert result["combined_ci_low"] == pytest.approx(both.ci95[0])
+        assert (result["combined_ci_low"] > 0) is expected and result["ci_low"] > 0
+        assert np.sign(result["confirm_mean_diff"]) == np.sign(shift)
+        gating = {f"gating_{k}": v for k, v in result.items() if k != "accepted"}
+        record = {"generation": 3, "decisions": 10, "loss": 1.0, "target_accuracy": 0.5,
+                  "generation_seconds": 9.0, "accepted": result["accepted"], **gating}
+        line = summary_line(record)
+        assert f"confirmed on 40 more seeds {result['confirm_mean_diff']:+.1f}" in line
+        assert line.endswith(f"-> {'accepted' if expected else 'rejected'} (9s)")
 
 
 # ---- the command line -----------------------------------------------------------------------
