@@ -73,6 +73,14 @@ def gate(config: dict[str, Any], candidate: Path, accepted: Path, seeds: list[in
     """Play both searches on ``seeds`` (Ray tasks when ``gating.workers`` > 1, Ray initialised)
     and, after a pass, on ``confirm_seeds``; returns :func:`gating_decision`'s result."""
     first = play_both(config, candidate, accepted, seeds, progress)
-    if not confirm_seeds or not gating_decision(first)["passed"]:
-        return gating_decision(first)
+    screened = gating_decision(first)
+    if not confirm_seeds or not screened["passed"]:
+        return screened
     return gating_decision(first, play_both(config, candidate, accepted, confirm_seeds, progress))
+
+
+def record_fields(result: dict[str, Any]) -> dict[str, Any]:
+    """A gate's result as a generation record's fields: ``gating_<key>`` for all but ``accepted``,
+    which the record keeps as it is."""
+    return {"accepted": result["accepted"],
+            **{f"gating_{key}": value for key, value in result.items() if key != "accepted"}}

@@ -182,7 +182,7 @@ def run_generation(config: dict[str, Any], out: Path, generation: int, accepted_
     """Self-play, fit, gate; returns the accepted network after it, its file and the generation's
     record (None when ``stop()`` interrupted it between steps)."""
     from experiments.exit_data import GATING, generation_seeds, load_window, self_play
-    from experiments.exit_gating import gate
+    from experiments.exit_gating import gate, record_fields
 
     started = time.monotonic()
     folder = out / "generations" / f"gen_{generation:03d}"
@@ -213,8 +213,7 @@ def run_generation(config: dict[str, Any], out: Path, generation: int, accepted_
               "window_decisions": len(window), "search_sims_per_s": float(sims / seconds) if seconds else 0.0,
               "selfplay_seconds": selfplay_s, "fit_seconds": fit_s, "gating_seconds": gating_s,
               "generation_seconds": time.monotonic() - started,
-              **{f"gating_{k}": v for k, v in gating.items() if k != "accepted"},
-              "accepted": gating["accepted"]}
+              **record_fields(gating)}
     if gating["accepted"]:
         return candidate, candidate_path, record
     return accepted_net, playing, record

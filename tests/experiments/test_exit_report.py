@@ -64,7 +64,7 @@ def test_history_report_equals_the_saved_state(tmp_path, capsys):
 def test_confirmed_generation_shows_its_confirmation(tmp_path, capsys):
     import numpy as np
 
-    from experiments.exit_gating import gating_decision
+    from experiments.exit_gating import gating_decision, record_fields
 
     state = json.loads(REAL_STATE.read_text())
     rng = np.random.default_rng(2)
@@ -72,8 +72,7 @@ def test_confirmed_generation_shows_its_confirmation(tmp_path, capsys):
     first, confirmation = (base + 4 + rng.normal(0, 1, 30), base), (fresh + 1 + rng.normal(0, 1, 30), fresh)
     result = gating_decision(first, confirmation)
     assert result["accepted"]
-    state["history"][1].update({"accepted": True, **{f"gating_{k}": v for k, v in result.items()
-                                                     if k != "accepted"}})
+    state["history"][1].update(record_fields(result))
     path = tmp_path / "state.json"
     path.write_text(json.dumps(state))
     run_dir = _run_folder(tmp_path, path)

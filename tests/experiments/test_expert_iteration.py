@@ -249,7 +249,7 @@ def test_gating_rejects_a_worse_network(tmp_path, ray_session):
 
 def test_confirmation_decides_after_a_pass_and_only_then():
     from experiments import stats
-    from experiments.exit_gating import gating_decision
+    from experiments.exit_gating import gating_decision, record_fields
     from experiments.expert_iteration import summary_line
 
     rng = np.random.default_rng(5)
@@ -271,9 +271,9 @@ def test_confirmation_decides_after_a_pass_and_only_then():
         assert result["combined_ci_low"] == pytest.approx(both.ci95[0])
         assert (result["combined_ci_low"] > 0) is expected and result["ci_low"] > 0
         assert np.sign(result["confirm_mean_diff"]) == np.sign(shift)
-        gating = {f"gating_{k}": v for k, v in result.items() if k != "accepted"}
         record = {"generation": 3, "decisions": 10, "loss": 1.0, "target_accuracy": 0.5,
-                  "generation_seconds": 9.0, "accepted": result["accepted"], **gating}
+                  "generation_seconds": 9.0, **record_fields(result)}
+        assert record["accepted"] is expected and record["gating_passed"] and "gating_accepted" not in record
         line = summary_line(record)
         assert f"confirmed on 40 more seeds {result['confirm_mean_diff']:+.1f}" in line
         assert line.endswith(f"-> {'accepted' if expected else 'rejected'} (9s)")
