@@ -1,5 +1,6 @@
 """Agent speed: MCTS simulations per second and greedy decision latency on solo Cartographers,
-and the compiled Cascadia turn search (4 players) in greedy playouts per second.
+the Cascadia greedy market valuation (shared-work kernel vs one plan per option), and the
+compiled Cascadia turn search (4 players) in greedy playouts per second.
 
 ``run_bench(quick) -> dict``; ``python -m experiments.bench_agents [--quick]`` prints JSON.
 Figures are per core: every timing is taken twice, as wall-clock and as this process's CPU
@@ -117,6 +118,7 @@ def run_bench(quick: bool = False) -> dict:
         out[f"greedy_{key}"] = round(value, 3) if isinstance(value, float) else value
     out.update(_greedy_valuation(game, 4 if quick else 20))
     out.update(_cartographers_greedy_searches(game, start, mid, repeats))
+    out.update(_cascadia_market_valuation(2 if quick else 10))
     out.update(_cascadia_turn_search(repeats))
     out.update(_dorfromantik_search(repeats))
     return out
@@ -168,6 +170,38 @@ def _cartographers_greedy_searches(game, start, mid, repeats: int) -> dict[str, 
             flat / out[f"cartographers_greedy_python_tree_{where}_sims_per_s_cpu"], 2)
         out[f"cartographers_greedy_flat_{where}_ms_per_decision_384"] = round(384e3 / flat, 1)
     return out
+
+
+def _cascadia_market_valuation(games: int) -> dict[str, float]:
+    """Microseconds of CPU per greedy market valuation (all market options of one decision), over
+    the market decisions of ``games`` 4-player greedy games: the shared-work kernel the greedy
+    agent and every playout run vs one plan per option (its definition); both give the same values."""
+    from agents.greedy import cascadia as G
+
+    game = make_game("cascadia", players=4)
+    agent = make_agent("greedy", game)
+    weights = G.preset_weights("default")
+    positions = []
+    for seed in range(games):
+        s = game.new_game(seed)
+        rng = np.random.default_rng(seed)
+        while not game.is_over(s):
+            if int(s.ctl[CK.C_PHASE]) == CK.PHASE_MARKET:
+                positions.append((int(s.ctl[CK.C_CUR]), s.tiles.copy(), s.edges.copy(), s.tokens.copy(),
+                                  s.cells.copy(), s.flist.copy(), s.pinfo.copy(), s.market.copy(),
+                                  game.nbr, game.kind_edges, game.kind_info, game.tables,
+                                  int(s.ctl[CK.C_SUPPLY]), weights))
+            game.step(s, agent.act(s, game.legal_mask(s), rng))
+    per: dict[str, float] = {}
+    for label, kernel in (("reference", G.market_values_reference), ("shared", G.market_values)):
+        kernel(*positions[0])  # warm-up
+        _, cpu = _timed(lambda kernel=kernel: [kernel(*args) for args in positions])
+        per[label] = cpu / len(positions) * 1e6
+    with_nature = sum(args[6][args[0], CK.P_NATURE] > 0 for args in positions) / len(positions)
+    return {"cascadia4p_greedy_market_us_per_decision_reference_cpu": round(per["reference"], 2),
+            "cascadia4p_greedy_market_us_per_decision_cpu": round(per["shared"], 2),
+            "cascadia4p_greedy_market_speedup": round(per["reference"] / per["shared"], 2),
+            "cascadia4p_greedy_market_share_with_nature_token": round(float(with_nature), 3)}
 
 
 def _cascadia_turn_search(repeats: int) -> dict[str, float]:

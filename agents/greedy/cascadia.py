@@ -148,6 +148,35 @@ def _token_value(
 
 
 @njit(cache=True)
+def _edge_matches(p, c, kind, r, edges, nbr, kind_edges) -> int:
+    """Edges of ``kind`` at cell c with rotation r that match a placed neighbour's habitat."""
+    matched = 0
+    for d in range(6):
+        nb = nbr[c, d]
+        if nb >= 0 and edges[p, nb, 0] >= 0 and edges[p, nb, (d + 3) % 6] == kind_edges[kind, r, d]:
+            matched += 1
+    return matched
+
+
+@njit(cache=True)
+def _best_placed_hex(p, w, tiles, tokens, cells, pinfo, nbr, kind_info, tables, stats, mark, members, supply,
+                     weights):
+    """Best (value, token action) for animal w on a hex already placed; (0, the bag) if none is
+    worth more than 0."""
+    best = 0.0
+    action = K.A_RETURN
+    for k in range(pinfo[p, K.P_NCELLS]):
+        c = cells[p, k]
+        if tokens[p, c] < 0 and (kind_info[tiles[p, c], 0] >> w) & 1:
+            v = _token_value(p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply,
+                             weights, tiles[p, c])
+            if v > best:
+                best = v
+                action = K.A_TOKEN + c
+    return best, action
+
+
+@njit(cache=True)
 def plan_turn(
     p, kind, w, tiles, edges, tokens, cells, flist, pinfo, nbr, kind_edges, kind_info, tables, supply,
     weights, tile_values=None, token_actions=None,
@@ -165,28 +194,8 @@ def plan_turn(
     best_else = 0.0
     best_else_action = K.A_RETURN
     if w >= 0:
-        for k in range(pinfo[p, K.P_NCELLS]):
-            c = cells[p, k]
-            if tokens[p, c] < 0 and (kind_info[tiles[p, c], 0] >> w) & 1:
-                v = _token_value(
-                    p,
-                    c,
-                    w,
-                    tiles,
-                    tokens,
-                    nbr,
-                    kind_info,
-                    tables,
-                    stats,
-                    mark,
-                    members,
-                    supply,
-                    weights,
-                    tiles[p, c],
-                )
-                if v > best_else:
-                    best_else = v
-                    best_else_action = K.A_TOKEN + c
+        best_else, best_else_action = _best_placed_hex(p, w, tiles, tokens, cells, pinfo, nbr, kind_info,
+                                                       tables, stats, mark, members, supply, weights)
     new_ok = w >= 0 and (kind_info[kind, 0] >> w) & 1
     nrot = int(kind_info[kind, 2])
     best = -1e9
@@ -212,11 +221,7 @@ def plan_turn(
                 spots += (mask >> x) & 1
         for r in range(nrot):
             v = K.corridor_gain(p, c, kind, r, edges, nbr, kind_edges, largest, mark, queue)
-            matched = 0
-            for d in range(6):
-                nb = nbr[c, d]
-                if nb >= 0 and edges[p, nb, 0] >= 0 and edges[p, nb, (d + 3) % 6] == kind_edges[kind, r, d]:
-                    matched += 1
+            matched = _edge_matches(p, c, kind, r, edges, nbr, kind_edges)
             total = v + weights[EDGE_MATCH] * matched + weights[OPEN_SPOT] * spots + token_v
             if tile_values is not None:
                 tile_values[K.A_TILE + 6 * c + r] = total
@@ -233,7 +238,96 @@ def plan_turn(
 def market_values(
     p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info, tables, supply, weights
 ) -> np.ndarray:
-    """Planned value of taking tile i with token j (j != i costs a nature token); -1e9 if unavailable."""
+    """Planned value of taking tile i with token j (j != i costs a nature token); -1e9 if unavailable.
+
+    Equal, bit for bit, to one :func:`plan_turn` per option (:func:`market_values_reference`), but
+    the work the options share is done once: the board's wildlife and corridor figures, each
+    tile's placements (corridor gain and edge matches per frontier hex and rotation), each
+    animal's best hex already on the board and its value on each frontier hex (the look-ahead
+    never reads the new hex's own tile, so none is put down). With a nature token (16 options:
+    about 80% of a 4-player greedy game's market decisions) it is about 4x faster, over a whole
+    game about 2.5x (``bench agents``), and a greedy playout about 2x."""
+    mark = np.zeros(nbr.shape[0], dtype=np.int32)
+    members = np.empty(K.MAX_CELLS, dtype=np.int32)
+    queue = np.empty(K.MAX_CELLS, dtype=np.int32)
+    stats = np.zeros(7, dtype=np.int32)
+    largest = np.zeros(5, dtype=np.int32)
+    K.wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, stats)
+    K.corridor_sizes(p, edges, cells, pinfo, nbr, mark, largest)
+    values = np.full((4, 4), -1e9)
+    free = pinfo[p, K.P_NATURE] > 0
+    nfront = pinfo[p, K.P_NFRONT]
+    else_value = np.zeros(5)  # per animal: best value on a hex already placed (0: the bag)
+    else_action = np.full(5, K.A_RETURN, dtype=np.int64)
+    else_done = np.zeros(5, dtype=np.bool_)
+    new_value = np.empty((5, max(nfront, 1)))  # per animal and frontier hex, before the keystone bonus
+    new_done = np.zeros(5, dtype=np.bool_)
+    placed = np.empty((max(nfront, 1), 6))  # corridor gain + edge matches per frontier hex and rotation
+    for i in range(4):
+        kind = market[0, i]
+        if kind < 0:
+            continue
+        nrot = int(kind_info[kind, 2])
+        for f in range(nfront):
+            c = flist[p, f]
+            for r in range(nrot):
+                v = K.corridor_gain(p, c, kind, r, edges, nbr, kind_edges, largest, mark, queue)
+                matched = _edge_matches(p, c, kind, r, edges, nbr, kind_edges)
+                placed[f, r] = v + weights[EDGE_MATCH] * matched
+        mask = kind_info[kind, 0]
+        spots_all = 0
+        for x in range(5):
+            spots_all += (mask >> x) & 1
+        for j in range(4):
+            if j != i and not free:
+                continue
+            w = market[1, j]
+            best_else = 0.0
+            best_else_action = K.A_RETURN
+            if w >= 0:
+                if not else_done[w]:
+                    else_value[w], else_action[w] = _best_placed_hex(p, w, tiles, tokens, cells, pinfo, nbr,
+                                                                     kind_info, tables, stats, mark, members,
+                                                                     supply, weights)
+                    else_done[w] = True
+                best_else = else_value[w]
+                best_else_action = else_action[w]
+            new_ok = w >= 0 and (mask >> w) & 1
+            if new_ok and not new_done[w]:
+                for f in range(nfront):
+                    c = flist[p, f]
+                    v = K.token_gain(p, c, w, tokens, nbr, tables, stats, mark, members)
+                    v += _pattern_bonus(p, c, w, tiles, tokens, nbr, kind_info, weights)
+                    new_value[w, f] = v
+                new_done[w] = True
+            keystone = new_ok and kind_info[kind, 1] == w and supply > 0
+            best = -1e9
+            for f in range(nfront):
+                c = flist[p, f]
+                token_v = best_else
+                token_a = best_else_action
+                if new_ok:
+                    v = new_value[w, f]
+                    if keystone:
+                        v += weights[NATURE_GAIN]
+                    if v > token_v:
+                        token_v = v
+                        token_a = K.A_TOKEN + c
+                spots = spots_all if token_a != K.A_TOKEN + c else 0
+                for r in range(nrot):
+                    total = placed[f, r] + weights[OPEN_SPOT] * spots + token_v
+                    if total > best:
+                        best = total
+            values[i, j] = best if j == i else best - weights[NATURE_COST]
+    return values
+
+
+@njit(cache=True)
+def market_values_reference(
+    p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info, tables, supply, weights
+) -> np.ndarray:
+    """:func:`market_values` by its definition: one :func:`plan_turn` per market option (the plain
+    reference the shared-work kernel is tested against)."""
     values = np.full((4, 4), -1e9)
     for i in range(4):
         if market[0, i] < 0:

@@ -17,5 +17,6 @@ def test_quick_bench_reports_rates():
                 "cartographers_greedy_flat_vs_python_tree_start",
                 "dorfromantik_search_after10_sims_per_s_cpu",
                 "cartographers_greedy_progress_us_per_candidate_cpu",
-                "cartographers_greedy_default_valuation_speedup"):
+                "cartographers_greedy_default_valuation_speedup",
+                "cascadia4p_greedy_market_speedup", "cascadia4p_greedy_market_us_per_decision_cpu"):
         assert figures[key] > 0, key

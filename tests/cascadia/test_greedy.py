@@ -149,3 +149,44 @@ def test_selfplay_preset_beats_the_defaults_in_four_player_games():
     score = greedy_model("cascadia", players=4).score  # compiled greedy play in every seat, mean base
     gain = score(preset_weights("selfplay"), 5000, 200) - score(preset_weights("default"), 5000, 200)
     assert gain.mean() > 0.5, gain.mean()
+
+
+def market_positions(players: int, games: int, greedy_every: int = 3):
+    """Every market decision of ``games`` games (random play, every ``greedy_every``-th game greedy)."""
+    from envs.cascadia import kernels as K
+
+    game = CascadiaGame(players=players)
+    for seed in range(games):
+        agent = CascadiaGreedyAgent(game) if seed % greedy_every == 0 else RandomAgent(game)
+        s = game.new_game(seed)
+        rng = np.random.default_rng(seed)
+        while not game.is_over(s):
+            if int(s.ctl[K.C_PHASE]) == K.PHASE_MARKET:
+                yield game, s, seed
+            game.step(s, agent.act(s, game.legal_mask(s), rng))
+
+
+def test_shared_work_market_values_equal_one_plan_per_option_bit_for_bit():
+    """The greedy agent's market kernel shares work between the 16 options; it must give exactly
+    the values of one plan_turn per option, on thousands of positions, for random weights, with
+    and without nature tokens and with an empty nature supply."""
+    from agents.greedy.cascadia import market_values, market_values_reference
+    from envs.cascadia import kernels as K
+
+    checked = free_options = 0
+    for players in (1, 2, 3, 4):
+        for game, s, seed in market_positions(players, 12):
+            p = int(s.ctl[K.C_CUR])
+            rng = np.random.default_rng(seed * 1000 + int(s.ctl[K.C_TURN]))
+            weights = preset_weights("default") * rng.uniform(0.0, 2.0, len(W_NAMES))
+            nature = s.pinfo[p, K.P_NATURE]
+            for tokens_held, supply in ((nature, int(s.ctl[K.C_SUPPLY])), (int(rng.integers(1, 4)), 0)):
+                s.pinfo[p, K.P_NATURE] = tokens_held
+                args = (p, s.tiles, s.edges, s.tokens, s.cells, s.flist, s.pinfo, s.market, game.nbr,
+                        game.kind_edges, game.kind_info, game.tables, supply, weights)
+                shared, reference = market_values(*args), market_values_reference(*args)
+                np.testing.assert_array_equal(shared, reference)
+                checked += 1
+                free_options += int((reference[~np.eye(4, dtype=bool)] > -1e8).sum())
+            s.pinfo[p, K.P_NATURE] = nature
+    assert checked >= 2000 and free_options >= 10000
