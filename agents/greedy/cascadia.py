@@ -148,6 +148,21 @@ def _token_value(
 
 
 @njit(cache=True)
+def _board_figures(p, edges, tokens, cells, pinfo, nbr, tables):
+    """Scratch and current figures of seat p's board for the incremental gains: (mark, members,
+    queue, wildlife stats as :func:`envs.cascadia.kernels.wildlife_stats`, largest corridor per
+    habitat)."""
+    mark = np.zeros(nbr.shape[0], dtype=np.int32)
+    members = np.empty(K.MAX_CELLS, dtype=np.int32)
+    queue = np.empty(K.MAX_CELLS, dtype=np.int32)
+    stats = np.zeros(7, dtype=np.int32)
+    largest = np.zeros(5, dtype=np.int32)
+    K.wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, stats)
+    K.corridor_sizes(p, edges, cells, pinfo, nbr, mark, largest)
+    return mark, members, queue, stats, largest
+
+
+@njit(cache=True)
 def _edge_matches(p, c, kind, r, edges, nbr, kind_edges) -> int:
     """Edges of ``kind`` at cell c with rotation r that match a placed neighbour's habitat."""
     matched = 0
@@ -184,13 +199,7 @@ def plan_turn(
     """Best (value, tile action, token action) for tile ``kind`` and animal ``w`` (w < 0: none).
     ``tile_values`` (float64[num_actions], optional) receives the planned value of every placement
     and ``token_actions`` (int64[num_actions], optional) the token action planned with it."""
-    mark = np.zeros(nbr.shape[0], dtype=np.int32)
-    members = np.empty(K.MAX_CELLS, dtype=np.int32)
-    queue = np.empty(K.MAX_CELLS, dtype=np.int32)
-    stats = np.zeros(7, dtype=np.int32)
-    largest = np.zeros(5, dtype=np.int32)
-    K.wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, stats)
-    K.corridor_sizes(p, edges, cells, pinfo, nbr, mark, largest)
+    mark, members, queue, stats, largest = _board_figures(p, edges, tokens, cells, pinfo, nbr, tables)
     best_else = 0.0
     best_else_action = K.A_RETURN
     if w >= 0:
@@ -247,13 +256,7 @@ def market_values(
     never reads the new hex's own tile, so none is put down). With a nature token (16 options:
     about 80% of a 4-player greedy game's market decisions) it is about 4x faster, over a whole
     game about 2.5x (``bench agents``), and a greedy playout about 2x."""
-    mark = np.zeros(nbr.shape[0], dtype=np.int32)
-    members = np.empty(K.MAX_CELLS, dtype=np.int32)
-    queue = np.empty(K.MAX_CELLS, dtype=np.int32)
-    stats = np.zeros(7, dtype=np.int32)
-    largest = np.zeros(5, dtype=np.int32)
-    K.wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, stats)
-    K.corridor_sizes(p, edges, cells, pinfo, nbr, mark, largest)
+    mark, members, queue, stats, largest = _board_figures(p, edges, tokens, cells, pinfo, nbr, tables)
     values = np.full((4, 4), -1e9)
     free = pinfo[p, K.P_NATURE] > 0
     nfront = pinfo[p, K.P_NFRONT]
