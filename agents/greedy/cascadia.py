@@ -247,7 +247,19 @@ def plan_turn(
 def market_values(
     p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info, tables, supply, weights
 ) -> np.ndarray:
+    """Planned value of taking tile i with token j (j != i costs a nature token); -1e9 if unavailable
+    (:func:`market_plans` without the planned placements)."""
+    return market_plans(p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info,
+                        tables, supply, weights, np.empty((4, 4), dtype=np.int64))
+
+
+@njit(cache=True)
+def market_plans(
+    p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info, tables, supply, weights,
+    best_tiles,
+) -> np.ndarray:
     """Planned value of taking tile i with token j (j != i costs a nature token); -1e9 if unavailable.
+    ``best_tiles[i, j]`` receives the tile action :func:`plan_turn` plans with that option (-1 if none).
 
     Equal, bit for bit, to one :func:`plan_turn` per option (:func:`market_values_reference`), but
     the work the options share is done once: the board's wildlife and corridor figures, each
@@ -305,6 +317,7 @@ def market_values(
                 new_done[w] = True
             keystone = new_ok and kind_info[kind, 1] == w and supply > 0
             best = -1e9
+            best_tile = -1
             for f in range(nfront):
                 c = flist[p, f]
                 token_v = best_else
@@ -321,7 +334,9 @@ def market_values(
                     total = placed[f, r] + weights[OPEN_SPOT] * spots + token_v
                     if total > best:
                         best = total
+                        best_tile = K.A_TILE + 6 * c + r
             values[i, j] = best if j == i else best - weights[NATURE_COST]
+            best_tiles[i, j] = best_tile
     return values
 
 
@@ -364,34 +379,34 @@ def choose_market(
     p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info, tables, supply, weights
 ) -> int:
     """The market action (a pair, or a nature-token pick) with the best planned turn."""
-    values = market_values(
-        p,
-        tiles,
-        edges,
-        tokens,
-        cells,
-        flist,
-        pinfo,
-        market,
-        nbr,
-        kind_edges,
-        kind_info,
-        tables,
-        supply,
-        weights,
-    )
+    action, _ = choose_market_planned(p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges,
+                                      kind_info, tables, supply, weights)
+    return action
+
+
+@njit(cache=True)
+def choose_market_planned(
+    p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info, tables, supply, weights
+):
+    """(:func:`choose_market`'s action, the tile action :func:`plan_turn` plans with it)."""
+    tiles_planned = np.empty((4, 4), dtype=np.int64)
+    values = market_plans(p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info,
+                          tables, supply, weights, tiles_planned)
     best = -1e9
     best_action = K.A_PAIR
+    planned = tiles_planned[0, 0]
     for i in range(4):
         if values[i, i] > best:
             best = values[i, i]
             best_action = K.A_PAIR + i
+            planned = tiles_planned[i, i]
     for i in range(4):
         for j in range(4):
             if j != i and values[i, j] > best:
                 best = values[i, j]
                 best_action = K.A_FREE + 4 * i + j
-    return best_action
+                planned = tiles_planned[i, j]
+    return best_action, planned
 
 
 @njit(cache=True)
@@ -518,49 +533,36 @@ def play_greedy(
     agent_rng,
 ) -> int:
     """Finish the game with the greedy policy (a uniformly random legal action with probability
-    ``epsilon``, drawn from ``agent_rng``); return the number of decisions."""
+    ``epsilon``, drawn from ``agent_rng``); return the number of decisions.
+
+    The placement a greedy market choice planned is played without planning it again (the same
+    action :func:`greedy_action` would choose: the board and the hand are the same), unless the
+    nature supply went from empty to not, which can change a keystone's value."""
     out = np.empty(K.MAX_LEGAL, dtype=np.int32)
     steps = 0
+    planned_tile = -1
+    supply_planned = 0
     while ctl[K.C_PHASE] != K.PHASE_OVER:
+        phase = ctl[K.C_PHASE]
         if epsilon > 0.0 and randint(agent_rng, 1 << 30) < epsilon * (1 << 30):
             a = K.random_action(
                 tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, agent_rng, out
             )
+            planned_tile = -1
+        elif phase == K.PHASE_MARKET:
+            supply_planned = ctl[K.C_SUPPLY]
+            a, planned_tile = choose_market_planned(ctl[K.C_CUR], tiles, edges, tokens, cells, flist, pinfo,
+                                                    market, nbr, kind_edges, kind_info, tables,
+                                                    supply_planned, weights)
+        elif phase == K.PHASE_TILE and planned_tile >= 0 and (ctl[K.C_SUPPLY] > 0) == (supply_planned > 0):
+            a = planned_tile
         else:
-            a = greedy_action(
-                tiles,
-                tokens,
-                edges,
-                cells,
-                flist,
-                pinfo,
-                market,
-                ctl,
-                nbr,
-                kind_edges,
-                kind_info,
-                tables,
-                weights,
-            )
-        K.apply_action(
-            a,
-            tiles,
-            rots,
-            edges,
-            tokens,
-            front,
-            cells,
-            flist,
-            pinfo,
-            market,
-            stack,
-            bag,
-            ctl,
-            rng,
-            nbr,
-            kind_edges,
-            kind_info,
-        )
+            a = greedy_action(tiles, tokens, edges, cells, flist, pinfo, market, ctl, nbr, kind_edges,
+                              kind_info, tables, weights)
+        if phase != K.PHASE_MARKET:
+            planned_tile = -1
+        K.apply_action(a, tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl,
+                       rng, nbr, kind_edges, kind_info)
         steps += 1
     return steps
 

@@ -190,3 +190,60 @@ def test_shared_work_market_values_equal_one_plan_per_option_bit_for_bit():
                 free_options += int((reference[~np.eye(4, dtype=bool)] > -1e8).sum())
             s.pinfo[p, K.P_NATURE] = nature
     assert checked >= 2000 and free_options >= 10000
+
+
+def play_greedy_step_by_step(game, state, weights, epsilon, agent_rng) -> int:
+    """play_greedy's definition: greedy_action at every decision (random with probability epsilon)."""
+    from agents.greedy.cascadia import greedy_action
+    from envs.cascadia import kernels as K
+    from envs.core.rng import randint
+
+    out = np.empty(K.MAX_LEGAL, dtype=np.int32)
+    steps = 0
+    while not game.is_over(state):
+        s = state
+        if epsilon > 0.0 and randint(agent_rng, 1 << 30) < epsilon * (1 << 30):
+            action = K.random_action(s.tiles, s.tokens, s.cells, s.flist, s.pinfo, s.market, s.bag, s.ctl,
+                                     game.kind_info, agent_rng, out)
+        else:
+            action = greedy_action(s.tiles, s.tokens, s.edges, s.cells, s.flist, s.pinfo, s.market, s.ctl,
+                                   game.nbr, game.kind_edges, game.kind_info, game.tables, weights)
+        K.apply_action(action, *s.board_args(), game.nbr, game.kind_edges, game.kind_info)
+        steps += 1
+    return steps
+
+
+def test_compiled_greedy_playout_reuses_the_market_plan_and_plays_exactly_the_greedy_actions():
+    """play_greedy skips re-planning the placement its market choice planned; every game must end
+    exactly as greedy_action at every decision ends it (1-4 seats, both presets, with and without
+    random decisions), including the turns where a nature-token pick refills an empty supply."""
+    from agents.greedy.cascadia import play_greedy
+    from envs.cascadia import kernels as K
+
+    games = 0
+    for players in (1, 2, 3, 4):
+        game = CascadiaGame(players=players)
+        for seed in range(8):
+            weights = preset_weights("selfplay" if seed % 2 else "default")
+            epsilon = 0.1 if seed % 4 >= 2 else 0.0
+            fast, slow = game.new_game(seed), game.new_game(seed)
+            opening = np.random.default_rng(seed)
+            for _ in range(int(opening.integers(0, 30))):  # a random opening, so boards differ
+                action = int(opening.choice(np.flatnonzero(game.legal_mask(fast))))
+                game.step(fast, action)
+                game.step(slow, action)
+            if seed % 3 == 0:  # an empty nature supply, tokens in hand, free picks and keystones prized:
+                for s in (fast, slow):  # picks refill the supply, which changes keystone values
+                    s.ctl[K.C_SUPPLY] = 0
+                    s.pinfo[:, K.P_NATURE] = 6
+                weights = weights.copy()
+                weights[W_NAMES.index("nature_cost")] = -1.0
+                weights[W_NAMES.index("nature_gain")] = 5.0
+            steps = play_greedy(*fast.board_args(), game.nbr, game.kind_edges, game.kind_info, game.tables,
+                                weights, epsilon, np.array([seed], dtype=np.uint64))
+            assert steps == play_greedy_step_by_step(game, slow, weights, epsilon,
+                                                     np.array([seed], dtype=np.uint64))
+            for a, b in zip(fast.board_args(), slow.board_args(), strict=True):
+                np.testing.assert_array_equal(a, b)
+            games += 1
+    assert games == 32
