@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -147,3 +149,17 @@ def test_an_interrupted_part_is_summarised_but_not_marked_complete(tmp_path, mon
     assert "interrupted" in text
     assert pd.read_csv(out / "ladder.csv")["seeds"].tolist() == [3, 3, 3]
     assert not list(out.glob("parts/*/ladder_part.json"))  # a rerun plays the part again
+
+
+@pytest.mark.parametrize("path", sorted(str(p) for p in Path("configs/ladder").glob("*.yaml")))
+def test_every_published_ladder_config_builds_its_game_and_agents(path):
+    """README's ladders are run from these files: each one's game, seats and agent specs must build
+    (a typo in an agent option would only show hours into a published run)."""
+    from agents.base import make_agent
+    from envs.core.registry import make_game
+
+    spec, _ = build_ladder_spec(None, None, None, None, None, None, path)
+    assert min(spec.seeds) >= 1_000_000 and len(spec.agents) >= 2  # the held-out test suite
+    game = make_game(spec.game, **spec.game_options())
+    for agent in spec.agents:
+        assert make_agent(agent, game) is not None
