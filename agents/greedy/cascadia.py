@@ -138,9 +138,9 @@ def _pattern_bonus(p, c, w, tiles, tokens, nbr, kind_info, weights) -> float:
 
 @njit(cache=True)
 def _token_value(
-    p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply, weights, kind
+    p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply, weights, kind, work
 ) -> float:
-    v = K.token_gain(p, c, w, tokens, nbr, tables, stats, mark, members)
+    v = K.token_gain_into(p, c, w, tokens, nbr, tables, stats, mark, members, work)
     v += _pattern_bonus(p, c, w, tiles, tokens, nbr, kind_info, weights)
     if kind_info[kind, 1] == w and supply > 0:
         v += weights[NATURE_GAIN]
@@ -151,7 +151,7 @@ def _token_value(
 def _board_figures(p, edges, tokens, cells, pinfo, nbr, tables):
     """Scratch and current figures of seat p's board for the incremental gains: (mark, members,
     queue, wildlife stats as :func:`envs.cascadia.kernels.wildlife_stats`, largest corridor per
-    habitat)."""
+    habitat, elk scratch)."""
     mark = np.zeros(nbr.shape[0], dtype=np.int32)
     members = np.empty(K.MAX_CELLS, dtype=np.int32)
     queue = np.empty(K.MAX_CELLS, dtype=np.int32)
@@ -159,7 +159,70 @@ def _board_figures(p, edges, tokens, cells, pinfo, nbr, tables):
     largest = np.zeros(5, dtype=np.int32)
     K.wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, stats)
     K.corridor_sizes(p, edges, cells, pinfo, nbr, mark, largest)
-    return mark, members, queue, stats, largest
+    return mark, members, queue, stats, largest, K.elk_work(K.MAX_CELLS)
+
+
+@njit(cache=True)
+def corridor_components(p, edges, cells, pinfo, nbr, comp, size) -> None:
+    """Label seat p's corridors once: ``comp[cell, h]`` receives the root node of the habitat-h
+    corridor through that placed cell and ``size[root]`` its size in cells (union-find over
+    (hex, habitat) nodes, as :func:`envs.cascadia.kernels.corridor_sizes_into` builds it)."""
+    parent = np.empty(5 * K.MAX_CELLS, dtype=np.int32)
+    index = np.empty(nbr.shape[0], dtype=np.int32)
+    n = pinfo[p, K.P_NCELLS]
+    for k in range(n):
+        index[cells[p, k]] = k
+        for h in range(5):
+            parent[5 * k + h] = 5 * k + h
+            size[5 * k + h] = 1
+    for k in range(n):
+        c = cells[p, k]
+        for d in range(3):  # every shared edge once
+            h = edges[p, c, d]
+            nb = nbr[c, d]
+            if nb >= 0 and edges[p, nb, d + 3] == h:
+                x = K._root(parent, 5 * k + h)
+                y = K._root(parent, 5 * index[nb] + h)
+                if x != y:
+                    if size[x] < size[y]:
+                        x, y = y, x
+                    parent[y] = x
+                    size[x] += size[y]
+    for k in range(n):
+        for h in range(5):
+            comp[cells[p, k], h] = K._root(parent, 5 * k + h)
+
+
+@njit(cache=True)
+def corridor_gain_labelled(p, c, kind, r, edges, nbr, kind_edges, largest, comp, size, roots) -> int:
+    """:func:`envs.cascadia.kernels.corridor_gain` from the labels of :func:`corridor_components`:
+    each habitat of the new tile joins the distinct corridors its matching edges touch, so no
+    corridor is flooded (``roots``: int32[6] scratch)."""
+    gain = 0
+    done = 0
+    for d in range(6):
+        h = kind_edges[kind, r, d]
+        if (done >> h) & 1:
+            continue
+        done |= 1 << h
+        joined = 1
+        nroots = 0
+        for e in range(6):
+            nb = nbr[c, e]
+            if kind_edges[kind, r, e] != h or nb < 0 or edges[p, nb, (e + 3) % 6] != h:
+                continue
+            root = comp[nb, h]
+            seen = False
+            for i in range(nroots):
+                if roots[i] == root:
+                    seen = True
+            if not seen:
+                roots[nroots] = root
+                nroots += 1
+                joined += size[root]
+        if joined > largest[h]:
+            gain += joined - largest[h]
+    return gain
 
 
 @njit(cache=True)
@@ -174,8 +237,8 @@ def _edge_matches(p, c, kind, r, edges, nbr, kind_edges) -> int:
 
 
 @njit(cache=True)
-def _best_placed_hex(p, w, tiles, tokens, cells, pinfo, nbr, kind_info, tables, stats, mark, members, supply,
-                     weights):
+def _best_placed_hex(p, w, tiles, tokens, cells, pinfo, nbr, kind_info, tables, stats, mark, members, work,
+                     supply, weights):
     """Best (value, token action) for animal w on a hex already placed; (0, the bag) if none is
     worth more than 0."""
     best = 0.0
@@ -184,7 +247,7 @@ def _best_placed_hex(p, w, tiles, tokens, cells, pinfo, nbr, kind_info, tables, 
         c = cells[p, k]
         if tokens[p, c] < 0 and (kind_info[tiles[p, c], 0] >> w) & 1:
             v = _token_value(p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply,
-                             weights, tiles[p, c])
+                             weights, tiles[p, c], work)
             if v > best:
                 best = v
                 action = K.A_TOKEN + c
@@ -199,12 +262,12 @@ def plan_turn(
     """Best (value, tile action, token action) for tile ``kind`` and animal ``w`` (w < 0: none).
     ``tile_values`` (float64[num_actions], optional) receives the planned value of every placement
     and ``token_actions`` (int64[num_actions], optional) the token action planned with it."""
-    mark, members, queue, stats, largest = _board_figures(p, edges, tokens, cells, pinfo, nbr, tables)
+    mark, members, queue, stats, largest, work = _board_figures(p, edges, tokens, cells, pinfo, nbr, tables)
     best_else = 0.0
     best_else_action = K.A_RETURN
     if w >= 0:
         best_else, best_else_action = _best_placed_hex(p, w, tiles, tokens, cells, pinfo, nbr, kind_info,
-                                                       tables, stats, mark, members, supply, weights)
+                                                       tables, stats, mark, members, work, supply, weights)
     new_ok = w >= 0 and (kind_info[kind, 0] >> w) & 1
     nrot = int(kind_info[kind, 2])
     best = -1e9
@@ -216,9 +279,8 @@ def plan_turn(
         token_a = best_else_action
         if new_ok:
             tiles[p, c] = kind  # so the pattern look-ahead sees the new hex as part of the area
-            v = _token_value(
-                p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply, weights, kind
-            )
+            v = _token_value(p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply,
+                             weights, kind, work)
             tiles[p, c] = -1
             if v > token_v:
                 token_v = v
@@ -262,13 +324,14 @@ def market_plans(
     ``best_tiles[i, j]`` receives the tile action :func:`plan_turn` plans with that option (-1 if none).
 
     Equal, bit for bit, to one :func:`plan_turn` per option (:func:`market_values_reference`), but
-    the work the options share is done once: the board's wildlife and corridor figures, each
-    tile's placements (corridor gain and edge matches per frontier hex and rotation), each
+    the work the options share is done once: the board's wildlife and corridor figures (its
+    corridors labelled, so a placement's corridor gain floods nothing), each tile's placements
+    (corridor gain and edge matches per frontier hex and rotation), each
     animal's best hex already on the board and its value on each frontier hex (the look-ahead
     never reads the new hex's own tile, so none is put down). With a nature token (16 options:
     about 80% of a 4-player greedy game's market decisions) it is about 4x faster, over a whole
     game about 2.5x (``bench agents``), and a greedy playout about 2x."""
-    mark, members, queue, stats, largest = _board_figures(p, edges, tokens, cells, pinfo, nbr, tables)
+    mark, members, queue, stats, largest, work = _board_figures(p, edges, tokens, cells, pinfo, nbr, tables)
     values = np.full((4, 4), -1e9)
     free = pinfo[p, K.P_NATURE] > 0
     nfront = pinfo[p, K.P_NFRONT]
@@ -278,6 +341,10 @@ def market_plans(
     new_value = np.empty((5, max(nfront, 1)))  # per animal and frontier hex, before the keystone bonus
     new_done = np.zeros(5, dtype=np.bool_)
     placed = np.empty((max(nfront, 1), 6))  # corridor gain + edge matches per frontier hex and rotation
+    comp = np.empty((nbr.shape[0], 5), dtype=np.int32)
+    comp_size = np.empty(5 * K.MAX_CELLS, dtype=np.int32)
+    corridor_components(p, edges, cells, pinfo, nbr, comp, comp_size)
+    roots = np.empty(6, dtype=np.int32)
     for i in range(4):
         kind = market[0, i]
         if kind < 0:
@@ -286,7 +353,8 @@ def market_plans(
         for f in range(nfront):
             c = flist[p, f]
             for r in range(nrot):
-                v = K.corridor_gain(p, c, kind, r, edges, nbr, kind_edges, largest, mark, queue)
+                v = corridor_gain_labelled(p, c, kind, r, edges, nbr, kind_edges, largest, comp, comp_size,
+                                           roots)
                 matched = _edge_matches(p, c, kind, r, edges, nbr, kind_edges)
                 placed[f, r] = v + weights[EDGE_MATCH] * matched
         mask = kind_info[kind, 0]
@@ -303,7 +371,7 @@ def market_plans(
                 if not else_done[w]:
                     else_value[w], else_action[w] = _best_placed_hex(p, w, tiles, tokens, cells, pinfo, nbr,
                                                                      kind_info, tables, stats, mark, members,
-                                                                     supply, weights)
+                                                                     work, supply, weights)
                     else_done[w] = True
                 best_else = else_value[w]
                 best_else_action = else_action[w]
@@ -311,7 +379,7 @@ def market_plans(
             if new_ok and not new_done[w]:
                 for f in range(nfront):
                     c = flist[p, f]
-                    v = K.token_gain(p, c, w, tokens, nbr, tables, stats, mark, members)
+                    v = K.token_gain_into(p, c, w, tokens, nbr, tables, stats, mark, members, work)
                     v += _pattern_bonus(p, c, w, tiles, tokens, nbr, kind_info, weights)
                     new_value[w, f] = v
                 new_done[w] = True
@@ -417,6 +485,7 @@ def token_values(
     mark = np.zeros(nbr.shape[0], dtype=np.int32)
     members = np.empty(K.MAX_CELLS, dtype=np.int32)
     stats = np.zeros(7, dtype=np.int32)
+    work = K.elk_work(K.MAX_CELLS)
     K.wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, stats)
     n = 0
     for k in range(pinfo[p, K.P_NCELLS]):
@@ -438,6 +507,7 @@ def token_values(
                 supply,
                 weights,
                 tiles[p, c],
+                work,
             )
             n += 1
     return n

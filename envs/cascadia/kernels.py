@@ -961,9 +961,16 @@ def token_gain(p, cell, w, tokens, nbr, tables, stats, mark, members) -> int:
 
     ``stats`` is :func:`wildlife_stats`' output for the current board (bear pairs, lonely hawks);
     only the groups touching ``cell`` are flooded. ``mark`` must be all zero; it is left so."""
+    return token_gain_into(p, cell, w, tokens, nbr, tables, stats, mark, members,
+                           elk_work(MAX_CELLS if w == ELK else 0))
+
+
+@njit(cache=True)
+def token_gain_into(p, cell, w, tokens, nbr, tables, stats, mark, members, work) -> int:
+    """:func:`token_gain` with its elk scratch given (``work``: :func:`elk_work` of MAX_CELLS; loops
+    that value many hexes allocate it once)."""
     gain = 0
     if w == BEAR or w == ELK or w == SALMON:
-        work = elk_work(MAX_CELLS if w == ELK else 0)
         old = 0
         old_pairs = 0
         for d in range(6):

@@ -247,3 +247,35 @@ def test_compiled_greedy_playout_reuses_the_market_plan_and_plays_exactly_the_gr
                 np.testing.assert_array_equal(a, b)
             games += 1
     assert games == 32
+
+
+def test_labelled_corridor_gain_equals_the_flooding_kernel_for_every_placement():
+    """corridor_gain_labelled (corridors labelled once per decision) against the engine's
+    corridor_gain (floods the new tile's corridors) for every frontier hex, tile kind and
+    rotation of thousands of positions."""
+    from agents.greedy.cascadia import corridor_components, corridor_gain_labelled
+    from envs.cascadia import kernels as K
+
+    compared = gaining = 0
+    for players in (1, 4):
+        for game, s, seed in market_positions(players, 6):
+            p = int(s.ctl[K.C_CUR])
+            mark = np.zeros(game.nbr.shape[0], dtype=np.int32)
+            largest = np.zeros(5, dtype=np.int32)
+            K.corridor_sizes(p, s.edges, s.cells, s.pinfo, game.nbr, mark, largest)
+            comp = np.full((game.nbr.shape[0], 5), -1, dtype=np.int32)
+            size = np.zeros(5 * K.MAX_CELLS, dtype=np.int32)
+            corridor_components(p, s.edges, s.cells, s.pinfo, game.nbr, comp, size)
+            queue, roots = np.empty(K.MAX_CELLS, dtype=np.int32), np.empty(6, dtype=np.int32)
+            kinds = np.random.default_rng(seed).choice(game.kind_info.shape[0], 6, replace=False)
+            for c in s.flist[p, :s.pinfo[p, K.P_NFRONT]]:
+                for kind in kinds:
+                    for r in range(int(game.kind_info[kind, 2])):
+                        flooded = K.corridor_gain(p, c, kind, r, s.edges, game.nbr, game.kind_edges, largest,
+                                                  mark, queue)
+                        labelled = corridor_gain_labelled(p, c, kind, r, s.edges, game.nbr, game.kind_edges,
+                                                          largest, comp, size, roots)
+                        assert labelled == flooded
+                        compared += 1
+                        gaining += flooded > 0
+    assert compared >= 20000 and gaining >= 2000
