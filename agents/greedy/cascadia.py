@@ -165,32 +165,16 @@ def _board_figures(p, edges, tokens, cells, pinfo, nbr, tables):
 @njit(cache=True)
 def corridor_components(p, edges, cells, pinfo, nbr, comp, size) -> None:
     """Label seat p's corridors once: ``comp[cell, h]`` receives the root node of the habitat-h
-    corridor through that placed cell and ``size[root]`` its size in cells (union-find over
-    (hex, habitat) nodes, as :func:`envs.cascadia.kernels.corridor_sizes_into` builds it)."""
-    parent = np.empty(5 * K.MAX_CELLS, dtype=np.int32)
+    corridor through that placed cell and ``size[root]`` its size in cells (``size``: int32 of
+    5 * MAX_CELLS; the union-find of :func:`envs.cascadia.kernels.corridor_union`)."""
+    work = K.corridor_work()
     index = np.empty(nbr.shape[0], dtype=np.int32)
-    n = pinfo[p, K.P_NCELLS]
-    for k in range(n):
-        index[cells[p, k]] = k
+    K.corridor_union(p, edges, cells, pinfo, nbr, index, work)
+    for k in range(pinfo[p, K.P_NCELLS]):
         for h in range(5):
-            parent[5 * k + h] = 5 * k + h
-            size[5 * k + h] = 1
-    for k in range(n):
-        c = cells[p, k]
-        for d in range(3):  # every shared edge once
-            h = edges[p, c, d]
-            nb = nbr[c, d]
-            if nb >= 0 and edges[p, nb, d + 3] == h:
-                x = K._root(parent, 5 * k + h)
-                y = K._root(parent, 5 * index[nb] + h)
-                if x != y:
-                    if size[x] < size[y]:
-                        x, y = y, x
-                    parent[y] = x
-                    size[x] += size[y]
-    for k in range(n):
-        for h in range(5):
-            comp[cells[p, k], h] = K._root(parent, 5 * k + h)
+            root = K._root(work[0], 5 * k + h)
+            comp[cells[p, k], h] = root
+            size[root] = work[1, root]
 
 
 @njit(cache=True)

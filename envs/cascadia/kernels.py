@@ -796,11 +796,11 @@ def _root(parent, x) -> int:
 
 
 @step_jit
-def corridor_sizes_into(p, edges, cells, pinfo, nbr, mark, work, out) -> None:
-    """:func:`corridor_sizes` with its scratch given (:func:`corridor_work`), in one pass: each
-    (hex, habitat) is a node, and every shared edge whose two sides show habitat h joins the two
-    hexes' h nodes (union-find by size). ``mark`` maps cells to their placement index meanwhile
-    and is zero again on return."""
+def corridor_union(p, edges, cells, pinfo, nbr, mark, work) -> None:
+    """Seat p's corridors as a union-find in ``work`` (:func:`corridor_work`: parent and size of
+    node 5 * k + h, the habitat-h side of the k-th placed hex): every shared edge whose two sides
+    show habitat h joins the two hexes' h nodes (union by size). ``mark[cell]`` is left holding
+    the cell's placement index k."""
     parent = work[0]
     size = work[1]
     n = pinfo[p, P_NCELLS]
@@ -822,6 +822,16 @@ def corridor_sizes_into(p, edges, cells, pinfo, nbr, mark, work, out) -> None:
                         x, y = y, x
                     parent[y] = x
                     size[x] += size[y]
+
+
+@step_jit
+def corridor_sizes_into(p, edges, cells, pinfo, nbr, mark, work, out) -> None:
+    """:func:`corridor_sizes` with its scratch given (:func:`corridor_work`), in one pass over the
+    union-find of :func:`corridor_union`. ``mark`` is zero again on return."""
+    corridor_union(p, edges, cells, pinfo, nbr, mark, work)
+    parent = work[0]
+    size = work[1]
+    n = pinfo[p, P_NCELLS]
     for h in range(5):
         out[h] = 0
     for k in range(n):
