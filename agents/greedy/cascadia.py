@@ -310,11 +310,10 @@ def market_plans(
     Equal, bit for bit, to one :func:`plan_turn` per option (:func:`market_values_reference`), but
     the work the options share is done once: the board's wildlife and corridor figures (its
     corridors labelled, so a placement's corridor gain floods nothing), each tile's placements
-    (corridor gain and edge matches per frontier hex and rotation), each
-    animal's best hex already on the board and its value on each frontier hex (the look-ahead
-    never reads the new hex's own tile, so none is put down). With a nature token (16 options:
-    about 80% of a 4-player greedy game's market decisions) it is about 4x faster, over a whole
-    game about 2.5x (``bench agents``), and a greedy playout about 2x."""
+    (corridor gain and edge matches per frontier hex and rotation), each animal's best hex
+    already on the board and its value on each frontier hex (the look-ahead never reads the new
+    hex's own tile, so none is put down). A nature token in hand (16 options) is the common case:
+    about 80% of a 4-player greedy game's market decisions. ``bench agents`` times both kernels."""
     mark, members, queue, stats, largest, work = _board_figures(p, edges, tokens, cells, pinfo, nbr, tables)
     values = np.full((4, 4), -1e9)
     free = pinfo[p, K.P_NATURE] > 0
