@@ -148,33 +148,40 @@ def _token_value(
 
 
 @njit(cache=True)
-def _board_figures(p, edges, tokens, cells, pinfo, nbr, tables):
-    """Scratch and current figures of seat p's board for the incremental gains: (mark, members,
-    queue, wildlife stats as :func:`envs.cascadia.kernels.wildlife_stats`, largest corridor per
-    habitat, elk scratch)."""
+def _board_figures(p, tokens, cells, pinfo, nbr, tables):
+    """Scratch and current wildlife figures of seat p's board for the incremental gains: (mark,
+    members, wildlife stats as :func:`envs.cascadia.kernels.wildlife_stats`, elk scratch).
+    The caller adds the largest corridor per habitat (``corridor_sizes``, or the labels of
+    :func:`corridor_components`, which give it too)."""
     mark = np.zeros(nbr.shape[0], dtype=np.int32)
     members = np.empty(K.MAX_CELLS, dtype=np.int32)
-    queue = np.empty(K.MAX_CELLS, dtype=np.int32)
     stats = np.zeros(7, dtype=np.int32)
-    largest = np.zeros(5, dtype=np.int32)
     K.wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, stats)
-    K.corridor_sizes(p, edges, cells, pinfo, nbr, mark, largest)
-    return mark, members, queue, stats, largest, K.elk_work(K.MAX_CELLS)
+    return mark, members, stats, K.elk_work(K.MAX_CELLS)
 
 
 @njit(cache=True)
-def corridor_components(p, edges, cells, pinfo, nbr, comp, size) -> None:
+def corridor_components(p, edges, cells, pinfo, nbr, comp, size, largest) -> None:
     """Label seat p's corridors once: ``comp[cell, h]`` receives the root node of the habitat-h
-    corridor through that placed cell and ``size[root]`` its size in cells (``size``: int32 of
-    5 * MAX_CELLS; the union-find of :func:`envs.cascadia.kernels.corridor_union`)."""
+    corridor through that placed cell, ``size[root]`` its size in cells (``size``: int32 of
+    5 * MAX_CELLS) and ``largest[h]`` the largest habitat-h corridor, as
+    :func:`envs.cascadia.kernels.corridor_sizes` gives it (one union-find,
+    :func:`envs.cascadia.kernels.corridor_union`, for both)."""
     work = K.corridor_work()
     index = np.empty(nbr.shape[0], dtype=np.int32)
     K.corridor_union(p, edges, cells, pinfo, nbr, index, work)
+    largest[:] = 0
     for k in range(pinfo[p, K.P_NCELLS]):
+        c = cells[p, k]
+        shown = 0
+        for d in range(6):
+            shown |= 1 << edges[p, c, d]
         for h in range(5):
             root = K._root(work[0], 5 * k + h)
-            comp[cells[p, k], h] = root
+            comp[c, h] = root
             size[root] = work[1, root]
+            if (shown >> h) & 1 and size[root] > largest[h]:
+                largest[h] = size[root]
 
 
 @njit(cache=True)
@@ -246,7 +253,10 @@ def plan_turn(
     """Best (value, tile action, token action) for tile ``kind`` and animal ``w`` (w < 0: none).
     ``tile_values`` (float64[num_actions], optional) receives the planned value of every placement
     and ``token_actions`` (int64[num_actions], optional) the token action planned with it."""
-    mark, members, queue, stats, largest, work = _board_figures(p, edges, tokens, cells, pinfo, nbr, tables)
+    mark, members, stats, work = _board_figures(p, tokens, cells, pinfo, nbr, tables)
+    queue = np.empty(K.MAX_CELLS, dtype=np.int32)
+    largest = np.zeros(5, dtype=np.int32)
+    K.corridor_sizes(p, edges, cells, pinfo, nbr, mark, largest)
     best_else = 0.0
     best_else_action = K.A_RETURN
     if w >= 0:
@@ -314,7 +324,7 @@ def market_plans(
     already on the board and its value on each frontier hex (the look-ahead never reads the new
     hex's own tile, so none is put down). A nature token in hand (16 options) is the common case:
     about 80% of a 4-player greedy game's market decisions. ``bench agents`` times both kernels."""
-    mark, members, queue, stats, largest, work = _board_figures(p, edges, tokens, cells, pinfo, nbr, tables)
+    mark, members, stats, work = _board_figures(p, tokens, cells, pinfo, nbr, tables)
     values = np.full((4, 4), -1e9)
     free = pinfo[p, K.P_NATURE] > 0
     nfront = pinfo[p, K.P_NFRONT]
@@ -326,7 +336,8 @@ def market_plans(
     placed = np.empty((max(nfront, 1), 6))  # corridor gain + edge matches per frontier hex and rotation
     comp = np.empty((nbr.shape[0], 5), dtype=np.int32)
     comp_size = np.empty(5 * K.MAX_CELLS, dtype=np.int32)
-    corridor_components(p, edges, cells, pinfo, nbr, comp, comp_size)
+    largest = np.zeros(5, dtype=np.int32)
+    corridor_components(p, edges, cells, pinfo, nbr, comp, comp_size, largest)
     roots = np.empty(6, dtype=np.int32)
     for i in range(4):
         kind = market[0, i]
