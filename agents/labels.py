@@ -50,6 +50,8 @@ def _mcts_label(options: dict[str, Any]) -> str:
         parts.append(str(options["engine"]))
     if str(options.get("halving", "false")).lower() == "true":
         parts.append("halving")
+    if str(options.get("redraws", "false")).lower() == "true":
+        parts.append("redraws")
     if options.get("horizon") is not None:
         parts.append(f"horizon {options['horizon']}")
     return f"mcts({', '.join(parts)})"

@@ -61,6 +61,9 @@ sequential halving (agents/halving.py) instead of an even split over the compare
 searches): candidates are ranked and playouts played by a preset of the game's greedy agent
 instead of its defaults (Cartographers ``progress``, agents/greedy/cartographers.py; Cascadia and
 Dorfromantik ``selfplay``, agents/greedy/cascadia.py and agents/greedy/dorfromantik.py).
+``redraws=true`` (the Cascadia turn search): the free three-of-a-kind redraw and, with a nature token,
+the redraw of all four tokens are compared as candidates too (the redraw, then the greedy turn on the
+new tokens, then greedy playouts); a chosen redraw is played and the turn searched again.
 ``horizon=H`` (the Cartographers flat search, 1-3): playouts stop when the season H after the
 decision's own begins, and the seasons left are valued on the map there, each as if it were scored
 today.
@@ -146,7 +149,8 @@ class MCTSAgent:
                  seed_offset: int = 0, engine: str = "python", paired: bool = False,
                  value: str | None = None, value_weight: float | None = None, c_puct: float | None = None,
                  noise: float | None = None, batch: int | None = None, exact_tiles: Any = None,
-                 halving: bool = False, greedy: str = "default", horizon: Any = None):
+                 halving: bool = False, greedy: str = "default", horizon: Any = None,
+                 redraws: bool = False):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -199,6 +203,12 @@ class MCTSAgent:
             raise ConfigError("mcts: halving=true (sequential halving) is an option of the compiled turn "
                               "searches of cascadia and cartographers (engine=compiled)")
         self.halving = halving
+        if not isinstance(redraws, bool):
+            raise ConfigError(f"mcts: redraws must be true or false, got {redraws!r}")
+        if redraws and not getattr(turn_search, "REDRAWS", False):
+            raise ConfigError("mcts: redraws=true (token redraws as candidate turns) is an option of the "
+                              "compiled cascadia turn search (engine=compiled)")
+        self.redraws = redraws
         self.horizon = _parse_horizon(horizon, turn_search)
         if greedy != "default" and not getattr(turn_search, "GREEDY_PRESETS", False):
             raise ConfigError("mcts: greedy=<preset> (the greedy weights of candidate ranking and "

@@ -8,10 +8,14 @@ this search acts on whole turns. At the first decision of a turn it
    every market option (each pair; with a nature token every tile/token combination) x every
    frontier position with its best rotation and its best token hex; the greedy choice first,
    then the rest by planned value, one candidate per (market option, position); token redraws
-   (the optional three-of-a-kind one, nature-token ones) are not searched, as greedy never uses
+   (the optional three-of-a-kind one, nature-token ones) are not listed, as greedy never uses
    them;
 2. keeps the first ``ceil(k * simulations ** alpha)`` of them (``widening=k/alpha``, the same
-   progressive-widening rule as the Python tree, applied once at the root);
+   progressive-widening rule as the Python tree, applied once at the root); with
+   ``redraws=true`` the free three-of-a-kind redraw and the nature-token redraw of all four
+   tokens are added where legal (:func:`redraw_turns`): a redraw's playouts draw the new tokens
+   from the determinized bag and go on with the greedy turn; a chosen redraw is played and the
+   turn is searched again on the tokens it revealed;
 3. simulates every candidate on the same sampled futures (paired: the f-th playout of every
    candidate sees the f-th determinization), each time playing the turn and then the whole rest
    of the game with the compiled greedy policy for every seat (``play_greedy``), and backs up the
@@ -178,10 +182,21 @@ def candidate_turns(game, state, weights: np.ndarray) -> tuple[np.ndarray, np.nd
     return actions, values
 
 
+def redraw_turns(legal_mask: np.ndarray) -> np.ndarray:
+    """The token redraws ``redraws=true`` compares (int64[n, 3], -1 padded): the free
+    three-of-a-kind redraw and the nature-token redraw of all four tokens, where legal. Each is a
+    turn's first action only: its playouts go on with the greedy turn on the new tokens."""
+    turns = [a for a in (K.A_THREE, K.A_REDRAW + 15) if legal_mask[a]]
+    out = np.full((len(turns), 3), -1, dtype=np.int64)
+    out[:, 0] = turns
+    return out
+
+
 class TurnSearch:
     """Whole-turn search for one :class:`agents.mcts.MCTSAgent` (see the module docstring)."""
 
     HALVING = True  # takes halving=true (agents.halving)
+    REDRAWS = True  # takes redraws=true (token redraws as candidate turns)
     GREEDY_PRESETS = True  # takes greedy=<preset> (agents.greedy.cascadia.PRESETS)
 
     def __init__(self, agent):
@@ -261,6 +276,10 @@ class TurnSearch:
             budget = fit if budget is None else min(budget, fit)
         width = cands.shape[0] if k_widen <= 0 else min(cands.shape[0], math.ceil(k_widen * budget ** alpha))
         width = max(width, 1)
+        if agent.redraws:  # compared beside the widened turns, after them (ties keep the greedy order)
+            extra = redraw_turns(legal_mask)
+            cands = np.concatenate([cands[:width], extra])
+            width += extra.shape[0]
         if agent.halving:
             return self._search_halving(src, det, work, cands, width, budget, stream, deadline, player, start)
         futures = max(1, agent.simulations // width) if agent.simulations is not None else 1 << 62

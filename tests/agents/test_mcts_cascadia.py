@@ -205,3 +205,103 @@ def test_a_greedy_preset_ranks_the_candidates_and_plays_the_playouts():
     assert differs > 0  # the preset's playouts are not the defaults'
     with pytest.raises(ConfigError, match="unknown preset 'clever'"):
         make_agent(SPEC + ",greedy=clever", game)
+
+
+def _three_of_a_kind_turn(players: int, seed: int):
+    """A market decision of a greedy game at which the free three-of-a-kind redraw is legal."""
+    game = make_game("cascadia", players=players)
+    state = game.new_game(seed)
+    greedy = CascadiaGreedyAgent(game)
+    rng = np.random.default_rng(0)
+    while True:
+        mask = game.legal_mask(state)
+        if int(state.ctl[K.C_PHASE]) == K.PHASE_MARKET and mask[K.A_THREE] and int(state.ctl[K.C_TURN]) > 4:
+            return game, state
+        game.step(state, greedy.act(state, mask, rng))
+
+
+def test_redraw_turns_lists_exactly_the_legal_redraws():
+    game, state = _three_of_a_kind_turn(4, 1)
+    mask = game.legal_mask(state)
+    turns = M.redraw_turns(mask)
+    assert turns[0, 0] == K.A_THREE and np.all(turns[:, 1:] == -1)
+    has_nature = int(state.pinfo[int(state.ctl[K.C_CUR]), K.P_NATURE]) > 0
+    assert (K.A_REDRAW + 15 in turns[:, 0]) == has_nature == bool(mask[K.A_REDRAW + 15])
+    mask[K.A_THREE] = False
+    assert K.A_THREE not in M.redraw_turns(mask)[:, 0]
+    mask[K.A_REDRAW + 15] = True
+    assert list(M.redraw_turns(mask)[:, 0]) == [K.A_REDRAW + 15]
+
+
+def test_redraws_are_compared_beside_the_widened_turns():
+    game, state = _three_of_a_kind_turn(4, 2)
+    mask = game.legal_mask(state)
+    extra = M.redraw_turns(mask)
+    for redraws, children in ((False, 4), (True, 4 + extra.shape[0])):
+        agent = make_agent(SPEC + f",redraws={str(redraws).lower()}", game)
+        action = agent.act(state.copy(), mask.copy(), np.random.default_rng(3))
+        stats = agent.last_stats
+        assert mask[action] and stats["children"] == children
+        assert (K.A_THREE in stats["visits"]) == redraws
+        if redraws:
+            assert stats["visits"][K.A_THREE] >= 1  # played on the same paired futures
+
+
+def test_a_redraw_playout_draws_from_the_determinized_bag_then_plays_the_turn():
+    game, state = _three_of_a_kind_turn(4, 3)
+    src = state.board_args()
+    det, work = tuple(a.copy() for a in src), tuple(a.copy() for a in src)
+    redraw = M.redraw_turns(game.legal_mask(state))[:1]
+    redrawn = []
+    for future in range(8):
+        M.determinize_into(src, det, np.array([future], np.uint64))
+        M.copy_state(det, work)
+        M.apply_turn(work, redraw[0], game.nbr, game.kind_edges, game.kind_info)
+        assert work[M.CTL][K.C_PHASE] == K.PHASE_MARKET and work[M.CTL][K.C_THREE_USED] == 1
+        assert work[M.CTL][K.C_TURN] == state.ctl[K.C_TURN]  # the turn goes on after the redraw
+        assert np.array_equal(work[8][0], state.market[0])  # tiles stay
+        redrawn.append(tuple(work[8][1]))
+    assert len(set(redrawn)) > 1  # each future draws its own tokens
+    sums = np.zeros((1, 4))
+    d = game.data
+    M.paired_playouts(src, det, work, redraw, 1, 1, np.array([5], np.uint64), game.nbr, game.kind_edges,
+                      game.kind_info, game.tables, WEIGHTS, d.solo_bonus_min, d.solo_bonus_points, sums)
+    assert np.array_equal(sums[0], _playout_totals(game, state, redraw[0], 5, WEIGHTS))
+
+
+def test_a_chosen_redraw_is_played_and_the_turn_searched_again():
+    spec = "mcts:engine=compiled,rollout=greedy,simulations=24,widening=1/0.5,redraws=true"
+    for seed in range(6):
+        game, state = _three_of_a_kind_turn(2, seed)
+        agent = make_agent(spec, game)
+        rng = np.random.default_rng(seed)
+        action = agent.act(state, game.legal_mask(state), rng)
+        if action not in (K.A_THREE, K.A_REDRAW + 15):
+            continue
+        turn = int(state.ctl[K.C_TURN])
+        game.step(state, action)
+        mask = game.legal_mask(state)
+        follow = agent.act(state, mask, rng)
+        assert mask[follow] and "planned" not in agent.last_stats and agent.last_stats["simulations"] > 0
+        assert int(state.ctl[K.C_TURN]) == turn
+        return
+    pytest.fail("no redraw chosen at six three-of-a-kind markets")
+
+
+def test_search_with_redraws_does_not_depend_on_the_hidden_future():
+    for seed in range(2):
+        game, state = _three_of_a_kind_turn(4, 30 + seed)
+        first, second = twin_states(game, state, np.random.default_rng(seed))
+        a, b = decisions_on_twins(game, lambda game=game: make_agent(SPEC + ",redraws=true", game), first,
+                                  second, seed)
+        assert a == b
+
+
+def test_redraws_is_an_option_of_the_cascadia_turn_search_only():
+    with pytest.raises(ConfigError, match="redraws must be true or false"):
+        make_agent(SPEC + ",redraws=often", make_game("cascadia", players=4))
+    with pytest.raises(ConfigError, match="redraws=true"):
+        make_agent("mcts:engine=compiled,rollout=greedy,simulations=12,redraws=true",
+                   make_game("cartographers", players=1))
+    with pytest.raises(ConfigError, match="redraws=true"):
+        make_agent("mcts:simulations=12,redraws=true", make_game("cascadia", players=4))
