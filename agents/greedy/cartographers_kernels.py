@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents.greedy import cartographers_delta as D
 from envs.cartographers.kernels import (
     _AUX,
     _LAB,
@@ -64,6 +65,7 @@ from envs.cartographers.kernels import (
     cluster_neighbour_kinds,
     decision_map,
     enumerate_legal,
+    hot_jit,
     label_terrain,
     monster_penalty,
     new_solo_arrays,
@@ -108,7 +110,7 @@ def edict_weights(edicts_season: np.ndarray, season: int, future: float, decay: 
     return out
 
 
-@njit(cache=True)
+@hot_jit
 def small_hole_cells(grid: np.ndarray, max_size: int, scratch: np.ndarray) -> int:
     """Empty cells lying in empty regions of at most ``max_size`` cells; ``scratch`` int32[SCRATCH]
     is left holding the regions as :func:`label_terrain` writes them (labels at ``_LAB``, sizes at
@@ -120,7 +122,7 @@ def small_hole_cells(grid: np.ndarray, max_size: int, scratch: np.ndarray) -> in
     return total
 
 
-@njit(cache=True)
+@hot_jit
 def new_mountain_coins(grid: np.ndarray, mountains: np.ndarray, done: np.ndarray) -> int:
     """Mountains not yet paid whose 4 neighbours are all filled on ``grid``."""
     count = 0
@@ -138,7 +140,7 @@ def new_mountain_coins(grid: np.ndarray, mountains: np.ndarray, done: np.ndarray
     return count
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, _nrt=False, inline="always")
 def _line_progress(grid: np.ndarray, start: int, stride: int, length: int) -> float:
     """Progress of one unfinished line: ``(filled / length) ** 3`` (0 when complete: it scores)."""
     filled = 0
@@ -151,7 +153,7 @@ def _line_progress(grid: np.ndarray, start: int, stride: int, length: int) -> fl
     return f * f * f
 
 
-@njit(cache=True)
+@hot_jit
 def _next_square_progress(grid: np.ndarray, barony_points: int, scratch: np.ndarray) -> float:
     """Lost Barony: cubed fill of the fullest square one larger than the largest filled one
     (``barony_points`` = the card's score, 3 x that square's side)."""
@@ -176,7 +178,7 @@ def _next_square_progress(grid: np.ndarray, barony_points: int, scratch: np.ndar
     return f * f * f
 
 
-@njit(cache=True)
+@hot_jit
 def _village_progress(grid: np.ndarray, card: int, n: int, kinds_ready: bool, scratch: np.ndarray) -> float:
     """Village clusters not yet scoring: Wildholds 8 x (size / 6) ** 3 below 6 cells; Greengold
     Plains 3 x (kinds / 3) ** 3 below 3 neighbouring kinds. ``scratch`` holds the ``n`` village
@@ -197,7 +199,7 @@ def _village_progress(grid: np.ndarray, card: int, n: int, kinds_ready: bool, sc
     return value
 
 
-@njit(cache=True)
+@hot_jit
 def _stoneside_progress(grid: np.ndarray, mountains: np.ndarray, n: int, scratch: np.ndarray) -> float:
     """Stoneside Forest: for each mountain not yet linked, the best forest cluster touching it
     (and no other mountain) by ``(1 - d / 6) ** 2``, d = cells still missing to reach another one.
@@ -244,7 +246,7 @@ def _stoneside_progress(grid: np.ndarray, mountains: np.ndarray, n: int, scratch
     return value
 
 
-@njit(cache=True)
+@hot_jit
 def progress_value(card: int, grid: np.ndarray, mountains: np.ndarray, w: np.ndarray,
                    scratch: np.ndarray) -> float:
     """Points a scoring card is on its way to: unfinished rows and columns (Borderlands, 6
@@ -270,7 +272,7 @@ def progress_value(card: int, grid: np.ndarray, mountains: np.ndarray, w: np.nda
     return value
 
 
-@njit(cache=True)
+@hot_jit
 def card_terms(card: int, grid: np.ndarray, ruins: np.ndarray, mountains: np.ndarray, w: np.ndarray,
                scratch: np.ndarray) -> float:
     """``score_card_into(card, grid) + progress_value(card, grid)``, the same number, with the
@@ -292,7 +294,7 @@ def card_terms(card: int, grid: np.ndarray, ruins: np.ndarray, mountains: np.nda
     return float(points)  # progress_value is 0.0 for every other card
 
 
-@njit(cache=True)
+@hot_jit
 def map_value(grid: np.ndarray, ruins: np.ndarray, mountains: np.ndarray, edicts: np.ndarray, ew: np.ndarray,
               coin_gain: int, seasons_left: int, covered_ruins: int, w: np.ndarray,
               scratch: np.ndarray) -> float:
@@ -311,7 +313,7 @@ def map_value(grid: np.ndarray, ruins: np.ndarray, mountains: np.ndarray, edicts
     return value
 
 
-@njit(cache=True)
+@hot_jit
 def card_sees(card: int, terrain: int) -> bool:
     """Whether drawing ``terrain`` can change scoring card ``card`` (with its progress term):
     forest cards read forest only, farm-and-water cards farm and water, three village cards
@@ -325,14 +327,14 @@ def card_sees(card: int, terrain: int) -> bool:
     return True
 
 
-@njit(cache=True)
+@hot_jit
 def reads_only_filled(card: int) -> bool:
     """Whether scoring card ``card`` (with its progress term) reads only which cells are filled,
     not their terrain: Borderlands, Lost Barony, The Broken Road, The Cauldrons."""
     return card >= 12
 
 
-@njit(cache=True)
+@hot_jit
 def _empty_neighbours(drawn: np.ndarray, cell: int) -> int:
     """How many of ``cell``'s orthogonal neighbours are empty, plus 8 x (the last one found + 1):
     ``count = v & 7``, ``last = (v >> 3) - 1``."""
@@ -346,7 +348,7 @@ def _empty_neighbours(drawn: np.ndarray, cell: int) -> int:
     return count + 8 * (last + 1)
 
 
-@njit(cache=True)
+@hot_jit
 def _tiny_pieces(drawn: np.ndarray, cells: np.ndarray, ncells: int, max_size: int, marks: np.ndarray,
                  candidate: int) -> int:
     """Cells in the empty pieces of at most ``max_size`` <= 2 cells that touch ``cells`` on
@@ -371,7 +373,7 @@ def _tiny_pieces(drawn: np.ndarray, cells: np.ndarray, ncells: int, max_size: in
     return found
 
 
-@njit(cache=True)
+@hot_jit
 def small_holes_after(drawn: np.ndarray, cells: np.ndarray, ncells: int, max_size: int, base_small: int,
                       holes: np.ndarray, marks: np.ndarray, stack: np.ndarray) -> int:
     """:func:`small_hole_cells` of ``drawn`` = the decision map plus ``cells`` (a placement on
@@ -422,7 +424,7 @@ def small_holes_after(drawn: np.ndarray, cells: np.ndarray, ncells: int, max_siz
     return small
 
 
-@njit(cache=True)
+@hot_jit
 def shape_terms(drawn: np.ndarray, cells: np.ndarray, ncells: int, w: np.ndarray, base_monster: int,
                 base_small: int, holes: np.ndarray, marks: np.ndarray, stack: np.ndarray) -> tuple[int, int]:
     """The terms of a placement that read only which cells it fills, not its terrain (never a
@@ -439,25 +441,46 @@ def shape_terms(drawn: np.ndarray, cells: np.ndarray, ncells: int, w: np.ndarray
     return base_monster - touched, small
 
 
-@njit(cache=True)
+@njit(cache=True, _nrt=False, inline="always")
+def _terms_after(card: int, drawn: np.ndarray, grid: np.ndarray, cells: np.ndarray, ncells: int,
+                 ruins: np.ndarray, mountains: np.ndarray, w: np.ndarray, scratch: np.ndarray, base: float,
+                 lines: np.ndarray, seen: np.ndarray) -> float:
+    """``card_terms(card, drawn)`` for ``drawn`` = ``grid`` plus ``cells[:ncells]``: from the
+    decision map's ``base`` terms or ``lines`` where the card allows it
+    (:mod:`agents.greedy.cartographers_delta`), else on the whole drawn map."""
+    if D.is_local(card):
+        return float(D.local_points(card, int(base), grid, drawn, cells, ncells, ruins, lines, seen))
+    if D.is_line(card):
+        return D.line_card_terms(card, cells, ncells, lines, w[W_LINES])
+    return card_terms(card, drawn, ruins, mountains, w, scratch)
+
+
+@hot_jit
 def fast_value(drawn: np.ndarray, terrain: int, ruins: np.ndarray, mountains: np.ndarray, edicts: np.ndarray,
                ew: np.ndarray, coin_gain: int, seasons_left: int, covered_ruins: int, w: np.ndarray,
                scratch: np.ndarray, base_terms: np.ndarray, shape_cards: np.ndarray, monster: int,
-               small: int) -> float:
-    """:func:`map_value` of ``drawn`` (the decision map plus a placement in ``terrain``, never a
-    monster), bit for bit, from the decision's own values: an edict that cannot see the
-    terrain keeps its ``base_terms`` entry; an edict that reads only filled cells is valued once
-    per shape position (``shape_cards``, NaN until then); ``monster`` and ``small`` come from
-    :func:`shape_terms` (tests compare every candidate of many decisions with :func:`map_value`)."""
+               small: int, grid: np.ndarray, cells: np.ndarray, ncells: int, lines: np.ndarray,
+               seen: np.ndarray) -> float:
+    """:func:`map_value` of ``drawn`` (the decision map ``grid`` plus a placement of ``cells`` in
+    ``terrain``, never a monster), bit for bit, from the decision's own values: an edict that
+    cannot see the terrain keeps its ``base_terms`` entry; an edict that reads only filled cells
+    is valued once per shape position (``shape_cards``, NaN until then); local and line cards are
+    valued from the decision map's (:func:`_terms_after`; ``lines`` and ``seen`` as
+    :func:`agents.greedy.cartographers_delta.local_points` takes them); ``monster`` and ``small``
+    come from :func:`shape_terms` (tests compare every candidate of many decisions with
+    :func:`map_value`)."""
     value = 0.0
     for e in range(4):
         if ew[e] > 0.0:
-            if reads_only_filled(edicts[e]):
+            card = edicts[e]
+            if reads_only_filled(card):
                 if np.isnan(shape_cards[e]):
-                    shape_cards[e] = card_terms(edicts[e], drawn, ruins, mountains, w, scratch)
+                    shape_cards[e] = _terms_after(card, drawn, grid, cells, ncells, ruins, mountains, w,
+                                                  scratch, base_terms[e], lines, seen)
                 value += ew[e] * shape_cards[e]
-            elif card_sees(edicts[e], terrain):
-                value += ew[e] * card_terms(edicts[e], drawn, ruins, mountains, w, scratch)
+            elif card_sees(card, terrain):
+                value += ew[e] * _terms_after(card, drawn, grid, cells, ncells, ruins, mountains, w, scratch,
+                                              base_terms[e], lines, seen)
             else:
                 value += ew[e] * base_terms[e]
     value += w[W_COIN] * seasons_left * coin_gain
@@ -509,7 +532,10 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
     stack = np.empty(2 * N_CELLS, np.int32)
     base_monster = 0
     base_small = 0
+    lines = np.empty(D.LINES_LEN, np.int32)  # the decision map's line figures (fast path)
+    seen = np.zeros(N_CELLS + 1, np.int64)  # cell stamps of the local cards' fast path
     if fast and not ambush:
+        D.line_counts_into(grid, lines)
         for e in range(4):
             if ew[e] > 0.0:
                 base_terms[e] = card_terms(edicts[e], grid, ruins, mountains, w, work)
@@ -553,7 +579,7 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
                                                          base_small, holes, marks, stack)
                         values[count] = fast_value(drawn, terrain, ruins, mountains, edicts, ew, gain,
                                                    seasons_left, covered, w, work, base_terms, shape_cards,
-                                                   monster, small)
+                                                   monster, small, grid, pl_cells[pid], ncells, lines, seen)
                     else:
                         values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
                                                   covered, w, work)
@@ -590,7 +616,7 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
                                                      stack)
                     values[count] = fast_value(drawn, terrain, ruins, mountains, edicts, ew, gain,
                                                seasons_left, covered, w, work, base_terms, shape_cards,
-                                               monster, small)
+                                               monster, small, grid, one, 1, lines, seen)
                 else:
                     values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
                                               covered, w, work)

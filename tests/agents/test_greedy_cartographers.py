@@ -106,24 +106,50 @@ def test_fast_values_equal_the_whole_map_values_bit_for_bit(players):
     terrain, monster exposure, small holes only where the shape splits a region); every value must
     equal map_value on the whole drawn map, for both presets and a wider and a narrower hole setting."""
     game = make_game("cartographers", players=players)
-    buf = np.empty((4096, 2), np.int32)
-    full_a, fast_a = np.empty(G.MAX_CANDIDATES, np.int64), np.empty(G.MAX_CANDIDATES, np.int64)
-    full_v, fast_v = np.empty(G.MAX_CANDIDATES), np.empty(G.MAX_CANDIDATES)
     wide = G.PROGRESS_WEIGHTS.copy()
     wide[G.W_HOLE_SIZE] = 5  # the flood path
     single = G.DEFAULT_WEIGHTS.copy()
     single[G.W_HOLE_SIZE] = 1  # only single-cell holes count
+    weight_sets = (G.DEFAULT_WEIGHTS, G.PROGRESS_WEIGHTS, wide, single)
     checked = 0
     for seed in range(12 if players == 1 else 4):
         state = game.new_game(seed)
         agent = make_agent("greedy" if seed % 2 else "greedy:preset=progress", game)
         rng = np.random.default_rng(seed)
         while not game.is_over(state):
-            for weights in (G.DEFAULT_WEIGHTS, G.PROGRESS_WEIGHTS, wide, single):
-                n = G.score_all(state.arrays(), game.tb, weights, buf, full_a, full_v, False)
-                assert G.score_all(state.arrays(), game.tb, weights, buf, fast_a, fast_v, True) == n
-                assert np.array_equal(full_a[:n], fast_a[:n])
-                assert np.array_equal(full_v[:n], fast_v[:n]), game.describe_action(int(full_a[0]))
-                checked += n
+            checked += _fast_equals_whole_map(game, state, weight_sets)
             game.step(state, agent.act(state, game.legal_mask(state), rng))
     assert checked > 10_000
+
+
+def _fast_equals_whole_map(game, state, weight_sets) -> int:
+    """Assert that every candidate's fast value equals its whole-map value, bit for bit, for each
+    weight set; return how many values were compared."""
+    buf = np.empty((4096, 2), np.int32)
+    full_a, fast_a = np.empty(G.MAX_CANDIDATES, np.int64), np.empty(G.MAX_CANDIDATES, np.int64)
+    full_v, fast_v = np.empty(G.MAX_CANDIDATES), np.empty(G.MAX_CANDIDATES)
+    checked = 0
+    for weights in weight_sets:
+        n = G.score_all(state.arrays(), game.tb, weights, buf, full_a, full_v, False)
+        assert G.score_all(state.arrays(), game.tb, weights, buf, fast_a, fast_v, True) == n
+        assert np.array_equal(full_a[:n], fast_a[:n])
+        assert np.array_equal(full_v[:n], fast_v[:n]), game.describe_action(int(full_a[0]))
+        checked += n
+    return checked
+
+
+@pytest.mark.parametrize("cards", [(0, 4, 8, 12), (1, 5, 9, 13), (2, 6, 10, 14), (3, 7, 11, 15)])
+def test_fast_values_equal_the_whole_map_values_for_every_scoring_card(cards):
+    """The same bit-for-bit check with the four edicts fixed, so every card's fast path is met
+    (the local and line cards are valued from the decision map's figures: cartographers_delta)."""
+    game = make_game("cartographers", players=1, cards=list(cards))
+    checked = 0
+    for seed in range(3):
+        state = game.new_game(seed)
+        assert sorted(state.arrays()[5]) == sorted(cards)
+        agent = make_agent("greedy:preset=progress" if seed % 2 else "greedy", game)
+        rng = np.random.default_rng(seed)
+        while not game.is_over(state):
+            checked += _fast_equals_whole_map(game, state, (G.DEFAULT_WEIGHTS, G.PROGRESS_WEIGHTS))
+            game.step(state, agent.act(state, game.legal_mask(state), rng))
+    assert checked > 5_000
