@@ -155,8 +155,9 @@ def _greedy_valuation(game, games: int) -> dict[str, float]:
 
 def _cartographers_greedy_searches(game, start, mid, repeats: int) -> dict[str, float]:
     """Greedy-playout simulations/s on solo Cartographers: the compiled flat search vs the Python
-    tree with greedy rollouts (the same compiled playout; the rest in numba vs Python), and the
-    flat search's milliseconds per decision at the published 384 playouts."""
+    tree with greedy rollouts (the same compiled playout; the rest in numba vs Python), the flat
+    search's milliseconds per decision at 384 playouts, and the published solo search's
+    (1,024 playouts cut after two seasons, ``greedy=progress``) playouts/s and ms per decision."""
     out: dict[str, float] = {}
     flat = "mcts:engine=compiled,rollout=greedy,simulations=128,widening=1/0.5,halving=true"
     tree = "mcts:simulations=64,prior=greedy,rollout=greedy,widening=1/0.4,paired=true"
@@ -169,6 +170,12 @@ def _cartographers_greedy_searches(game, start, mid, repeats: int) -> dict[str, 
         out[f"cartographers_greedy_flat_vs_python_tree_{where}"] = round(
             flat / out[f"cartographers_greedy_python_tree_{where}_sims_per_s_cpu"], 2)
         out[f"cartographers_greedy_flat_{where}_ms_per_decision_384"] = round(384e3 / flat, 1)
+    published = ("mcts:engine=compiled,rollout=greedy,simulations=1024,widening=1/0.5,halving=true,horizon=2,"
+                 "greedy=progress")
+    for where, state in (("start", start), ("mid", mid)):  # the solo search README publishes
+        rate = _mcts_rate(game, published, state, repeats)["sims_per_s_cpu"]
+        out[f"cartographers_published_search_{where}_playouts_per_s_cpu"] = round(rate, 1)
+        out[f"cartographers_published_search_{where}_ms_per_decision_cpu"] = round(1024e3 / rate, 1)
     return out
 
 

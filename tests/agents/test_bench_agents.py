@@ -15,6 +15,7 @@ def test_quick_bench_reports_rates():
                 "cascadia4p_turn_search_mid_playouts_per_s_cpu",
                 "cartographers_greedy_flat_compiled_mid_sims_per_s_cpu",
                 "cartographers_greedy_flat_vs_python_tree_start",
+                "cartographers_published_search_start_ms_per_decision_cpu",
                 "dorfromantik_search_after10_sims_per_s_cpu",
                 "cartographers_greedy_progress_us_per_candidate_cpu",
                 "cartographers_greedy_default_valuation_speedup",
