@@ -117,7 +117,10 @@ def test_masked_categorical_matches_torch_and_never_samples_masked():
     reference = torch.distributions.Categorical(logits=masked)
     actions = mine.sample()
     assert bool(mask.gather(1, actions[:, None]).all())
-    assert torch.allclose(mine.logp(actions), reference.log_prob(actions), atol=1e-5)
+    gap = (mine.logp(actions) - reference.log_prob(actions)).abs()
+    assert torch.allclose(mine.logp(actions), reference.log_prob(actions), atol=1e-5), (
+        f"largest log-probability gap {float(gap.max()):.3g} at row {int(gap.argmax())}, action "
+        f"{int(actions[gap.argmax()])}")
     assert torch.allclose(mine.entropy(), reference.entropy(), atol=1e-4)
     other = MaskedCategorical.from_logits(masked_logits(torch.randn(64, 500), mask))
     other_reference = torch.distributions.Categorical(logits=other.logits)
