@@ -26,16 +26,11 @@ from numba import njit
 from envs.cartographers.kernels import (
     COLS,
     EMPTY,
-    FARM,
     FOREST,
-    MOUNTAIN,
     N_CELLS,
     ROWS,
-    WATER,
-    _enclosed,
-    _has_neighbor,
     _neighbor,
-    _on_edge,
+    cell_points,
     hot_jit,
 )
 
@@ -79,38 +74,6 @@ def line_counts_into(grid: np.ndarray, out: np.ndarray) -> None:
             out[FOREST_COL + c] = 1
 
 
-@inline_jit
-def _cell_points(card: int, grid: np.ndarray, cell: int, ruins: np.ndarray) -> int:
-    """What ``cell`` alone scores on local card ``card`` (not Greenbough, which scores lines)."""
-    t = grid[cell]
-    if card == 0:  # Sentinel Wood
-        return 1 if t == FOREST and _on_edge(cell) else 0
-    if card == 2:  # Treetower
-        return 1 if t == FOREST and _enclosed(grid, cell) else 0
-    if card == 4:  # Canal Lake
-        if t == WATER:
-            return 1 if _has_neighbor(grid, cell, FARM) else 0
-        if t == FARM:
-            return 1 if _has_neighbor(grid, cell, WATER) else 0
-        return 0
-    if card == 5:  # Mages Valley
-        if t == WATER:
-            return 2 if _has_neighbor(grid, cell, MOUNTAIN) else 0
-        if t == FARM:
-            return 1 if _has_neighbor(grid, cell, MOUNTAIN) else 0
-        return 0
-    if card == 6:  # The Golden Granary
-        if t == WATER:
-            for k in range(4):
-                nb = _neighbor(cell, k)
-                if nb >= 0 and ruins[nb]:
-                    return 1
-            return 0
-        return 3 if t == FARM and ruins[cell] else 0
-    # The Cauldrons
-    return 1 if t == EMPTY and _enclosed(grid, cell) else 0
-
-
 @hot_jit
 def local_points(card: int, base_points: int, grid: np.ndarray, drawn: np.ndarray, cells: np.ndarray,
                  ncells: int, ruins: np.ndarray, lines: np.ndarray, seen: np.ndarray) -> int:
@@ -135,7 +98,7 @@ def local_points(card: int, base_points: int, grid: np.ndarray, drawn: np.ndarra
         return base_points + gained
     points = base_points
     for j in range(ncells):  # a placed cell scored nothing while it was empty, but for The Cauldrons
-        points += _cell_points(card, drawn, cells[j], ruins) - _cell_points(card, grid, cells[j], ruins)
+        points += cell_points(card, drawn, cells[j], ruins) - cell_points(card, grid, cells[j], ruins)
     if card == 0 or card == 5 or card == 6:  # a cell's points read only its own terrain
         return points
     seen[N_CELLS] += 1
@@ -147,13 +110,15 @@ def local_points(card: int, base_points: int, grid: np.ndarray, drawn: np.ndarra
             nb = _neighbor(cells[j], k)
             if nb >= 0 and seen[nb] != stamp:
                 seen[nb] = stamp
-                points += _cell_points(card, drawn, nb, ruins) - _cell_points(card, grid, nb, ruins)
+                points += cell_points(card, drawn, nb, ruins) - cell_points(card, grid, nb, ruins)
     return points
 
 
 @inline_jit
-def _progress(filled: int, length: int) -> float:
-    """:func:`agents.greedy.cartographers_kernels._line_progress` from the line's filled count."""
+def line_progress(filled: int, length: int) -> float:
+    """Progress of one line with ``filled`` of its ``length`` cells filled: ``(filled / length) ** 3``,
+    0 when complete (it scores); :func:`agents.greedy.cartographers_kernels._line_progress`
+    counts a line of the map and calls this."""
     if filled == length:
         return 0.0
     f = filled / length
@@ -181,7 +146,7 @@ def line_card_terms(card: int, cells: np.ndarray, ncells: int, lines: np.ndarray
             if in_col == ROWS:
                 points += 1
             if weight != 0.0:
-                value += 6.0 * (_progress(in_row, COLS) + _progress(in_col, ROWS))
+                value += 6.0 * (line_progress(in_row, COLS) + line_progress(in_col, ROWS))
         points *= 6
     else:
         for d in range(ROWS):
@@ -192,7 +157,7 @@ def line_card_terms(card: int, cells: np.ndarray, ncells: int, lines: np.ndarray
             if on == ROWS - d:
                 points += 3
             if weight != 0.0:
-                value += 3.0 * _progress(on, ROWS - d)
+                value += 3.0 * line_progress(on, ROWS - d)
     if weight == 0.0:
         return float(points)
     value *= weight

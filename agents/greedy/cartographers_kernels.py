@@ -147,10 +147,7 @@ def _line_progress(grid: np.ndarray, start: int, stride: int, length: int) -> fl
     for i in range(length):
         if grid[start + i * stride] != EMPTY:
             filled += 1
-    if filled == length:
-        return 0.0
-    f = filled / length
-    return f * f * f
+    return D.line_progress(filled, length)
 
 
 @hot_jit

@@ -520,6 +520,40 @@ def _full_lines(grid: np.ndarray, step_row: int, step_col: int) -> int:
     return count
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def cell_points(card: int, grid: np.ndarray, cell: int, ruins: np.ndarray) -> int:
+    """What ``cell`` alone scores on a per-cell card: Sentinel Wood (0), Treetower (2), Canal Lake
+    (4), Mages Valley (5), The Golden Granary (6) or The Cauldrons (15); a card's points are the
+    sum over the map's cells."""
+    t = grid[cell]
+    if card == 0:  # Sentinel Wood: forest on the map edge
+        return 1 if t == FOREST and _on_edge(cell) else 0
+    if card == 2:  # Treetower: forest with 4 filled / off-map neighbours
+        return 1 if t == FOREST and _enclosed(grid, cell) else 0
+    if card == 4:  # Canal Lake: water next to farm, farm next to water
+        if t == WATER:
+            return 1 if _has_neighbor(grid, cell, FARM) else 0
+        if t == FARM:
+            return 1 if _has_neighbor(grid, cell, WATER) else 0
+        return 0
+    if card == 5:  # Mages Valley: water (2) and farm (1) next to a mountain
+        if t == WATER:
+            return 2 if _has_neighbor(grid, cell, MOUNTAIN) else 0
+        if t == FARM:
+            return 1 if _has_neighbor(grid, cell, MOUNTAIN) else 0
+        return 0
+    if card == 6:  # The Golden Granary: water next to a printed ruins (1), farm on one (3)
+        if t == WATER:
+            for k in range(4):
+                nb = _neighbor(cell, k)
+                if nb >= 0 and ruins[nb]:
+                    return 1
+            return 0
+        return 3 if t == FARM and ruins[cell] else 0
+    # The Cauldrons: empty cell with 4 filled / off-map neighbours
+    return 1 if t == EMPTY and _enclosed(grid, cell) else 0
+
+
 @hot_jit
 def score_card_into(card: int, grid: np.ndarray, ruins: np.ndarray, scratch: np.ndarray) -> int:
     """:func:`score_card` with a caller-owned ``scratch`` int32[SCRATCH] (no allocation).
@@ -558,44 +592,12 @@ def score_card_into(card: int, grid: np.ndarray, ruins: np.ndarray, scratch: np.
             if full:
                 total += 3
         return total
-    total = 0
-    if card == 0:  # Sentinel Wood: forest on the map edge
+    if card <= 2 or 4 <= card <= 6 or card == 15:  # the per-cell cards (Greenbough scored above)
+        total = 0
         for cell in range(N_CELLS):
-            if grid[cell] == FOREST and _on_edge(cell):
-                total += 1
-    elif card == 2:  # Treetower: forest with 4 filled / off-map neighbours
-        for cell in range(N_CELLS):
-            if grid[cell] == FOREST and _enclosed(grid, cell):
-                total += 1
-    elif card == 4:  # Canal Lake: water next to farm, farm next to water
-        for cell in range(N_CELLS):
-            if grid[cell] == WATER and _has_neighbor(grid, cell, FARM):
-                total += 1
-            elif grid[cell] == FARM and _has_neighbor(grid, cell, WATER):
-                total += 1
-    elif card == 5:  # Mages Valley: water (2) and farm (1) next to a mountain
-        for cell in range(N_CELLS):
-            if grid[cell] == WATER and _has_neighbor(grid, cell, MOUNTAIN):
-                total += 2
-            elif grid[cell] == FARM and _has_neighbor(grid, cell, MOUNTAIN):
-                total += 1
-    elif card == 6:  # The Golden Granary: water next to a printed ruins (1), farm on one (3)
-        for cell in range(N_CELLS):
-            if grid[cell] == WATER:
-                for k in range(4):
-                    nb = _neighbor(cell, k)
-                    if nb >= 0 and ruins[nb]:
-                        total += 1
-                        break
-            elif grid[cell] == FARM and ruins[cell]:
-                total += 3
-    elif card == 15:  # The Cauldrons: empty cell with 4 filled / off-map neighbours
-        for cell in range(N_CELLS):
-            if grid[cell] == EMPTY and _enclosed(grid, cell):
-                total += 1
-    else:
-        raise ValueError("scoring card index outside 0..15")
-    return total
+            total += cell_points(card, grid, cell, ruins)
+        return total
+    raise ValueError("scoring card index outside 0..15")
 
 
 @njit(cache=True)
