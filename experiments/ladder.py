@@ -9,7 +9,9 @@ every part found and write the ladder.
 Parts: every game depends only on its seed (and lineup), so a long ladder runs in pieces over
 seed ranges (``--seeds 1000000-1000099``, then ``--seeds 1000100-1000199``, ... into one
 ``--out``; a part already complete is not replayed) and ``ladder --combine DIR1 DIR2 ... --out
-DIR`` merges parts written elsewhere. The ladder uses the seeds every agent finished.
+DIR`` merges parts written elsewhere (with ``--agents``, only those rungs, from parts whose
+other rungs may differ, where every table seats one agent). The ladder uses the seeds every agent
+finished.
 
 The ladder (``ladder.md``, ``ladder.csv``, ``ladder.png``, ``summary.json``): agents best first
 by mean score (evaluation points when the game's score sheet has them, as solo Cartographers'
@@ -33,7 +35,7 @@ from agents.base import parse_agent_spec
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 from experiments import stats
-from experiments.eval_config import CONFIG_KEYS, EvalSpec, build_spec, load_config
+from experiments.eval_config import CONFIG_KEYS, EvalSpec, build_spec, load_config, split_agents
 from experiments.evaluate import EvalRun, lineups, per_seed_scores, run_evaluation, summarize_run
 from experiments.ray_options import workers_option
 from experiments.runner import GameRecord
@@ -143,9 +145,13 @@ def play_part(spec: EvalSpec, out: Path, workers: int = 1, progress: bool = True
     return run
 
 
-def combine_parts(dirs: list[Path]) -> EvalRun:
+def combine_parts(dirs: list[Path], keep: list[str] | None = None) -> EvalRun:
     """Every part under ``dirs`` (a ladder --out or one part folder) as one evaluation run; the
-    parts must describe the same game, agents, seating and metric."""
+    parts must describe the same game, agents, seating and metric.
+
+    ``keep`` (agent specs) merges only those rungs, from every part that played them, even parts
+    whose other rungs differ: allowed where every table seats a single agent (solo games, or
+    ``seating: same``), since such a game depends only on its seed and that agent."""
     metas, frames = [], []
     for d in dirs:
         for meta_path in sorted(Path(d).glob(f"**/{META_FILE}")):
@@ -154,18 +160,56 @@ def combine_parts(dirs: list[Path]) -> EvalRun:
     if not frames:
         raise ConfigError(f"no finished ladder part under {', '.join(str(d) for d in dirs)}")
     keys = ("game", "players", "options", "agents", "seating", "metric")
+    if keep is not None:
+        metas, frames = _kept_rungs(metas, frames, list(keep))
+        keys = ("game", "players", "options", "seating", "metric")
     first = {k: metas[0][k] for k in keys}
     for meta in metas[1:]:
         for k in keys:
             if meta[k] != first[k]:
                 raise ConfigError(f"ladder parts disagree on {k}: {first[k]!r} vs {meta[k]!r}")
+    agents = list(keep) if keep is not None else list(first["agents"])
     rows = pd.concat(frames, ignore_index=True).drop_duplicates(["seed", "lineup", "seat"], keep="last")
     rows = rows.sort_values(["seed", "lineup", "seat"]).reset_index(drop=True)
     seeds = tuple(int(s) for s in sorted(rows.seed.unique()))
-    spec = EvalSpec(game=first["game"], agents=list(first["agents"]), seeds=seeds, players=first["players"],
+    spec = EvalSpec(game=first["game"], agents=agents, seeds=seeds, players=first["players"],
                     options=dict(first["options"]), seeds_label=_seeds_label(seeds), seating=first["seating"],
                     metric=first["metric"])
     return EvalRun(spec=spec, players=int(first["players"]), records=records_from_rows(rows), rows=rows)
+
+
+def _kept_rungs(metas: list[dict[str, Any]], frames: list[pd.DataFrame],
+                keep: list[str]) -> tuple[list[dict[str, Any]], list[pd.DataFrame]]:
+    """The parts' rows of the ``keep`` agents only, each lineup renumbered to its place in
+    ``keep``; parts that played none of them are left out."""
+    if not keep or len(set(keep)) != len(keep):
+        raise ConfigError(f"--agents with --combine must name distinct agents, got {keep}")
+    kept_metas, kept_frames, found = [], [], set()
+    for meta, frame in zip(metas, frames, strict=True):
+        if meta["players"] != 1 and meta["seating"] != "same":
+            raise ConfigError("--agents with --combine needs tables of one agent each (solo games or "
+                              f"seating 'same'); parts with {meta['players']} players and seating "
+                              f"{meta['seating']!r} mix agents at a table")
+        index = {_canonical(spec): i for i, spec in enumerate(meta["agents"])}
+        mine = [a for a in keep if _canonical(a) in index]
+        if not mine:
+            continue
+        found.update(mine)
+        renumber = {index[_canonical(a)]: keep.index(a) for a in mine}
+        part = frame[frame.lineup.isin(renumber)].copy()
+        part["lineup"] = part.lineup.map(renumber)
+        kept_metas.append(meta)
+        kept_frames.append(part)
+    missing = [a for a in keep if a not in found]
+    if missing:
+        raise ConfigError(f"no ladder part played {', '.join(missing)}")
+    return kept_metas, kept_frames
+
+
+def _canonical(spec: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """An agent spec independent of its options' order."""
+    name, options = parse_agent_spec(spec)
+    return name, tuple(sorted((k, str(v)) for k, v in options.items()))
 
 
 def _seeds_label(seeds: tuple[int, ...]) -> str:
@@ -282,7 +326,8 @@ def write_ladder(run: EvalRun, out: Path, command: str) -> tuple[pd.DataFrame, s
 
 @click.command(name="ladder")
 @click.argument("args", nargs=-1)
-@click.option("--agents", help="Comma-separated agent specs (the rungs).")
+@click.option("--agents", help="Comma-separated agent specs (the rungs); with --combine, the rungs to "
+              "merge (solo or seating 'same' parts, which may hold other rungs too).")
 @click.option("--players", type=int, help="Number of seats (default: the game's default).")
 @click.option("--suite", help="Named seed suite (configs/suites.yaml), e.g. dev or test.")
 @click.option("--seeds", help="Seed range FIRST-LAST (inclusive; within --suite when both are given): "
@@ -309,7 +354,8 @@ def ladder(args: tuple[str, ...], agents: str | None, players: int | None, suite
     if combine:
         if not args or not out:
             raise ConfigError("ladder --combine needs the part folders as arguments and --out")
-        run = combine_parts([Path(a) for a in args])
+        keep = split_agents(agents) if agents else None
+        run = combine_parts([Path(a) for a in args], keep)
         out_dir = prepare_out_dir(out)
     else:
         if len(args) > 1:

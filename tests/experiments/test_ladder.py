@@ -101,6 +101,35 @@ def test_parts_of_different_ladders_do_not_combine(tmp_path):
         combine_parts([tmp_path / "a", tmp_path / "b"])
 
 
+def test_combine_keeps_named_rungs_from_parts_with_different_lineups(tmp_path):
+    # seeds 0-3 with three rungs, seeds 4-7 with one of them plus another: the kept rung's games
+    # are the games a ladder of that rung alone plays on seeds 0-7 (a solo game depends only on
+    # its seed and its agent)
+    for agents, seeds, out in ((AGENTS, "0-3", "a"), ("prefer:action=2,random", "4-7", "b"),
+                               ("random,prefer:action=2", "0-7", "alone")):
+        _ladder(["dice-race", "--agents", agents, "--seeds", seeds, "--out", str(tmp_path / out)])
+    merged = tmp_path / "merged"
+    _ladder(["--combine", str(tmp_path / "a"), str(tmp_path / "b"), "--agents", "random,prefer:action=2",
+             "--out", str(merged)])
+    table = pd.read_csv(merged / "ladder.csv").set_index("agent")
+    alone = pd.read_csv(tmp_path / "alone" / "ladder.csv").set_index("agent")
+    assert sorted(table.index) == sorted(alone.index) and table["seeds"].tolist() == [8, 8]
+    for column in ("mean", "ci_low", "ci_high"):
+        assert table[column].to_dict() == pytest.approx(alone[column].to_dict())
+    assert table["diff_below"].dropna().tolist() == pytest.approx(alone["diff_below"].dropna().tolist())
+    run = combine_parts([tmp_path / "a", tmp_path / "b"], ["prefer:action=2"])
+    assert run.spec.seeds == tuple(range(8)) and set(run.rows.lineup) == {0}
+    with pytest.raises(ConfigError, match="no ladder part played prefer:action=3"):
+        combine_parts([tmp_path / "a"], ["prefer:action=3"])
+
+
+def test_combine_refuses_to_pick_rungs_out_of_mixed_tables(tmp_path):
+    _ladder(["dice-race", "--players", "2", "--agents", AGENTS, "--seeds", "0-1", "--out",
+             str(tmp_path / "a")])
+    with pytest.raises(ConfigError, match="tables of one agent each"):
+        combine_parts([tmp_path / "a"], ["random"])
+
+
 def test_equal_time_gives_search_agents_a_time_budget_only():
     assert equal_time("mcts:simulations=64,rollout=greedy", 0.5) == \
         "mcts:simulations=none,rollout=greedy,time_limit=0.5"
