@@ -151,7 +151,8 @@ def combine_parts(dirs: list[Path], keep: list[str] | None = None) -> EvalRun:
 
     ``keep`` (agent specs) merges only those rungs, from every part that played them, even parts
     whose other rungs differ: allowed where every table seats a single agent (solo games, or
-    ``seating: same``), since such a game depends only on its seed and that agent."""
+    ``seating: same``), since such a game depends only on its seed and that agent. The run holds
+    the seeds that every kept rung played."""
     metas, frames = [], []
     for d in dirs:
         for meta_path in sorted(Path(d).glob(f"**/{META_FILE}")):
@@ -170,6 +171,11 @@ def combine_parts(dirs: list[Path], keep: list[str] | None = None) -> EvalRun:
                 raise ConfigError(f"ladder parts disagree on {k}: {first[k]!r} vs {meta[k]!r}")
     agents = list(keep) if keep is not None else list(first["agents"])
     rows = pd.concat(frames, ignore_index=True).drop_duplicates(["seed", "lineup", "seat"], keep="last")
+    if keep is not None:  # the seeds every kept rung played, as within one part
+        played = rows.groupby("seed").lineup.nunique()
+        rows = rows[rows.seed.isin(played[played == len(keep)].index)]
+        if rows.empty:
+            raise ConfigError(f"no seed was played by every one of {', '.join(keep)}")
     rows = rows.sort_values(["seed", "lineup", "seat"]).reset_index(drop=True)
     seeds = tuple(int(s) for s in sorted(rows.seed.unique()))
     spec = EvalSpec(game=first["game"], agents=agents, seeds=seeds, players=first["players"],

@@ -119,6 +119,8 @@ def test_combine_keeps_named_rungs_from_parts_with_different_lineups(tmp_path):
     assert table["diff_below"].dropna().tolist() == pytest.approx(alone["diff_below"].dropna().tolist())
     run = combine_parts([tmp_path / "a", tmp_path / "b"], ["prefer:action=2"])
     assert run.spec.seeds == tuple(range(8)) and set(run.rows.lineup) == {0}
+    run = combine_parts([tmp_path / "a", tmp_path / "b"], ["prefer:action=1", "prefer:action=2"])
+    assert run.spec.seeds == tuple(range(4)), "only the seeds both rungs played"
     with pytest.raises(ConfigError, match="no ladder part played prefer:action=3"):
         combine_parts([tmp_path / "a"], ["prefer:action=3"])
 
