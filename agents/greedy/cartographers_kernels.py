@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents.greedy import cartographers_clusters as C
 from agents.greedy import cartographers_delta as D
 from envs.cartographers.kernels import (
     _AUX,
@@ -441,14 +442,18 @@ def shape_terms(drawn: np.ndarray, cells: np.ndarray, ncells: int, w: np.ndarray
 @njit(cache=True, _nrt=False, inline="always")
 def _terms_after(card: int, drawn: np.ndarray, grid: np.ndarray, cells: np.ndarray, ncells: int,
                  ruins: np.ndarray, mountains: np.ndarray, w: np.ndarray, scratch: np.ndarray, base: float,
-                 lines: np.ndarray, seen: np.ndarray) -> float:
+                 lines: np.ndarray, seen: np.ndarray, clusters: np.ndarray) -> float:
     """``card_terms(card, drawn)`` for ``drawn`` = ``grid`` plus ``cells[:ncells]``: from the
-    decision map's ``base`` terms or ``lines`` where the card allows it
-    (:mod:`agents.greedy.cartographers_delta`), else on the whole drawn map."""
+    decision map's ``base`` terms, ``lines`` or ``clusters`` where the card allows it
+    (:mod:`agents.greedy.cartographers_delta`, :mod:`agents.greedy.cartographers_clusters`), else
+    on the whole drawn map."""
     if D.is_local(card):
         return float(D.local_points(card, int(base), grid, drawn, cells, ncells, ruins, lines, seen))
     if D.is_line(card):
         return D.line_card_terms(card, cells, ncells, lines, w[W_LINES])
+    if C.is_cluster(card) and C.can_value(card, cells, ncells, clusters):
+        weight = w[W_STONESIDE] if card == 3 else w[W_CLUSTERS]
+        return C.cluster_terms(card, drawn, cells, ncells, mountains, weight, clusters)
     return card_terms(card, drawn, ruins, mountains, w, scratch)
 
 
@@ -457,13 +462,15 @@ def fast_value(drawn: np.ndarray, terrain: int, ruins: np.ndarray, mountains: np
                ew: np.ndarray, coin_gain: int, seasons_left: int, covered_ruins: int, w: np.ndarray,
                scratch: np.ndarray, base_terms: np.ndarray, shape_cards: np.ndarray, monster: int,
                small: int, grid: np.ndarray, cells: np.ndarray, ncells: int, lines: np.ndarray,
-               seen: np.ndarray) -> float:
+               seen: np.ndarray, clusters: np.ndarray) -> float:
     """:func:`map_value` of ``drawn`` (the decision map ``grid`` plus a placement of ``cells`` in
     ``terrain``, never a monster), bit for bit, from the decision's own values: an edict that
     cannot see the terrain keeps its ``base_terms`` entry; an edict that reads only filled cells
     is valued once per shape position (``shape_cards``, NaN until then); local and line cards are
     valued from the decision map's (:func:`_terms_after`; ``lines`` and ``seen`` as
-    :func:`agents.greedy.cartographers_delta.local_points` takes them); ``monster`` and ``small``
+    :func:`agents.greedy.cartographers_delta.local_points` takes them), and so are the cluster
+    cards (``clusters``: :func:`agents.greedy.cartographers_clusters.cluster_base_into` of the
+    decision map); ``monster`` and ``small``
     come from :func:`shape_terms` (tests compare every candidate of many decisions with
     :func:`map_value`)."""
     value = 0.0
@@ -473,11 +480,11 @@ def fast_value(drawn: np.ndarray, terrain: int, ruins: np.ndarray, mountains: np
             if reads_only_filled(card):
                 if np.isnan(shape_cards[e]):
                     shape_cards[e] = _terms_after(card, drawn, grid, cells, ncells, ruins, mountains, w,
-                                                  scratch, base_terms[e], lines, seen)
+                                                  scratch, base_terms[e], lines, seen, clusters)
                 value += ew[e] * shape_cards[e]
             elif card_sees(card, terrain):
                 value += ew[e] * _terms_after(card, drawn, grid, cells, ncells, ruins, mountains, w, scratch,
-                                              base_terms[e], lines, seen)
+                                              base_terms[e], lines, seen, clusters)
             else:
                 value += ew[e] * base_terms[e]
     value += w[W_COIN] * seasons_left * coin_gain
@@ -531,8 +538,10 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
     base_small = 0
     lines = np.empty(D.LINES_LEN, np.int32)  # the decision map's line figures (fast path)
     seen = np.zeros(N_CELLS + 1, np.int64)  # cell stamps of the local cards' fast path
+    clusters = np.empty(C.LEN, np.int32)  # the decision map's cluster figures (fast path)
     if fast and not ambush:
         D.line_counts_into(grid, lines)
+        C.cluster_base_into(edicts, ew, grid, mountains, clusters, work)
         for e in range(4):
             if ew[e] > 0.0:
                 base_terms[e] = card_terms(edicts[e], grid, ruins, mountains, w, work)
@@ -576,7 +585,8 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
                                                          base_small, holes, marks, stack)
                         values[count] = fast_value(drawn, terrain, ruins, mountains, edicts, ew, gain,
                                                    seasons_left, covered, w, work, base_terms, shape_cards,
-                                                   monster, small, grid, pl_cells[pid], ncells, lines, seen)
+                                                   monster, small, grid, pl_cells[pid], ncells, lines, seen,
+                                                   clusters)
                     else:
                         values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
                                                   covered, w, work)
@@ -613,7 +623,7 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
                                                      stack)
                     values[count] = fast_value(drawn, terrain, ruins, mountains, edicts, ew, gain,
                                                seasons_left, covered, w, work, base_terms, shape_cards,
-                                               monster, small, grid, one, 1, lines, seen)
+                                               monster, small, grid, one, 1, lines, seen, clusters)
                 else:
                     values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
                                               covered, w, work)

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from agents.base import make_agent
+from agents.greedy import cartographers_clusters as C
 from agents.greedy import cartographers_kernels as G
 from agents.greedy.cartographers import GreedyAgent, greedy_rollout
 from envs.cartographers import kernels as K
@@ -143,13 +144,30 @@ def test_fast_values_equal_the_whole_map_values_for_every_scoring_card(cards):
     """The same bit-for-bit check with the four edicts fixed, so every card's fast path is met
     (the local and line cards are valued from the decision map's figures: cartographers_delta)."""
     game = make_game("cartographers", players=1, cards=list(cards))
+    assert sorted(game.new_game(0).arrays()[5]) == sorted(cards)
+    assert _fast_equals_whole_map_in_games(game, range(3)) > 5_000
+
+
+def _fast_equals_whole_map_in_games(game, seeds) -> int:
+    """:func:`_fast_equals_whole_map` at every decision of greedy games (default and progress
+    presets in turn) on ``seeds``, with both weight sets; returns how many values were compared."""
     checked = 0
-    for seed in range(3):
+    for seed in seeds:
         state = game.new_game(seed)
-        assert sorted(state.arrays()[5]) == sorted(cards)
         agent = make_agent("greedy:preset=progress" if seed % 2 else "greedy", game)
         rng = np.random.default_rng(seed)
         while not game.is_over(state):
             checked += _fast_equals_whole_map(game, state, (G.DEFAULT_WEIGHTS, G.PROGRESS_WEIGHTS))
             game.step(state, agent.act(state, game.legal_mask(state), rng))
-    assert checked > 5_000
+    return checked
+
+
+@pytest.mark.parametrize(("cards", "side", "players"), [((3, 7, 10, 13), "A", 1), ((3, 7, 10, 12), "B", 1),
+                                                         ((3, 4, 10, 15), "A", 3)])
+def test_cluster_cards_fast_values_equal_the_whole_map_values(cards, side, players):
+    """Stoneside Forest, Shoreside Expanse and Greengold Plains valued from the decision map's
+    clusters (cartographers_clusters), bit for bit, on both map sides and in a 3-player game,
+    with and without their progress terms."""
+    game = make_game("cartographers", players=players, side=side, cards=list(cards))
+    assert _fast_equals_whole_map_in_games(game, range(100, 104)) > 5_000
+    assert C.MAX_MOUNTAINS >= game.tb.mountains.shape[0], "the fast path must cover this map"
