@@ -466,12 +466,11 @@ def fast_value(drawn: np.ndarray, terrain: int, ruins: np.ndarray, mountains: np
     """:func:`map_value` of ``drawn`` (the decision map ``grid`` plus a placement of ``cells`` in
     ``terrain``, never a monster), bit for bit, from the decision's own values: an edict that
     cannot see the terrain keeps its ``base_terms`` entry; an edict that reads only filled cells
-    is valued once per shape position (``shape_cards``, NaN until then); local and line cards are
-    valued from the decision map's (:func:`_terms_after`; ``lines`` and ``seen`` as
-    :func:`agents.greedy.cartographers_delta.local_points` takes them), and so are the cluster
-    cards (``clusters``: :func:`agents.greedy.cartographers_clusters.cluster_base_into` of the
-    decision map); ``monster`` and ``small``
-    come from :func:`shape_terms` (tests compare every candidate of many decisions with
+    is valued once per shape position (``shape_cards``, NaN until then); local, line and cluster
+    cards are valued from the decision map's figures (:func:`_terms_after`; ``lines`` and ``seen``
+    as :func:`agents.greedy.cartographers_delta.local_points` takes them, ``clusters`` as
+    :func:`agents.greedy.cartographers_clusters.cluster_base_into` writes them); ``monster`` and
+    ``small`` come from :func:`shape_terms` (tests compare every candidate of many decisions with
     :func:`map_value`)."""
     value = 0.0
     for e in range(4):
