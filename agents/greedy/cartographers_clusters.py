@@ -59,7 +59,7 @@ STAMP, STAMP_OTHER = (10 + MAX_MOUNTAINS) * N_CELLS, (11 + MAX_MOUNTAINS) * N_CE
 #: scoring clusters, the stamp counter, and whether each card's figures are ready
 HEAD = (12 + MAX_MOUNTAINS) * N_CELLS
 N_FOREST, N_FARM, N_WATER, N_VILLAGE, ISOLATED, LINKED, GREENGOLD, STAMP_NOW, READY = range(HEAD, HEAD + 9)
-LEN = HEAD + 9 + 16
+LEN = HEAD + 9
 #: the kinds Greengold Plains counts around a village cluster
 KINDS = (1 << FOREST) | (1 << FARM) | (1 << WATER) | (1 << MONSTER_T) | (1 << MOUNTAIN)
 #: no distance yet (as the progress term initialises it)
@@ -82,7 +82,7 @@ def _popcount(x: int) -> int:
 
 
 @hot_jit
-def _distance(cell: int, mountain: int) -> int:
+def distance(cell: int, mountain: int) -> int:
     """Cells still missing between ``cell`` and ``mountain`` (Manhattan distance - 1)."""
     return abs(cell // COLS - mountain // COLS) + abs(cell % COLS - mountain % COLS) - 1
 
@@ -144,7 +144,7 @@ def _forest_base(grid: np.ndarray, mountains: np.ndarray, cl: np.ndarray, scratc
         if lab < 0:
             continue
         for m in range(nm):
-            d = _distance(cell, mountains[m])
+            d = distance(cell, mountains[m])
             if d < cl[FOREST_DIST + lab * MAX_MOUNTAINS + m]:
                 cl[FOREST_DIST + lab * MAX_MOUNTAINS + m] = d
     linked = 0
@@ -328,7 +328,7 @@ def _stoneside(cells: np.ndarray, ncells: int, mountains: np.ndarray, weight: fl
         if mask & (1 << m):
             continue
         for j in range(ncells):
-            d_merged = min(d_merged, _distance(cells[j], mountains[m]))
+            d_merged = min(d_merged, distance(cells[j], mountains[m]))
         for i in range(cl[N_FOREST]):
             if cl[STAMP + i] == stamp:
                 d_merged = min(d_merged, cl[FOREST_DIST + i * MAX_MOUNTAINS + m])
@@ -340,21 +340,28 @@ def _stoneside(cells: np.ndarray, ncells: int, mountains: np.ndarray, weight: fl
         best = 0.0
         for i in range(cl[N_FOREST]):
             if cl[STAMP + i] != stamp and cl[FOREST_MASK + i] == bit:
-                f = max(0.0, 1.0 - cl[FOREST_D + i] / 6.0)
-                best = max(best, f * f)
+                best = max(best, link_progress(cl[FOREST_D + i]))
         if mask == bit:
-            f = max(0.0, 1.0 - d_merged / 6.0)
-            best = max(best, f * f)
+            best = max(best, link_progress(d_merged))
         value += best
     return points + 3.0 * weight * value
 
 
 @hot_jit
-def _greengold_progress(kinds: int) -> float:
-    """One village cluster's Greengold Plains progress: ``3 x (kinds / 3) ** 3`` below 3 kinds."""
+def greengold_progress(kinds: int) -> float:
+    """One village cluster's Greengold Plains progress: ``3 x (kinds / 3) ** 3`` below 3 kinds
+    (the greedy progress term's rule; its whole-map form calls this too)."""
     if kinds >= 3:
         return 0.0
     return 3.0 * (kinds / 3.0) ** 3
+
+
+@hot_jit
+def link_progress(missing: int) -> float:
+    """Stoneside Forest progress of a forest cluster ``missing`` cells short of another mountain:
+    ``(1 - missing / 6) ** 2``, 0 from 6 on (its whole-map form calls this too)."""
+    f = max(0.0, 1.0 - missing / 6.0)
+    return f * f
 
 
 @hot_jit
@@ -395,13 +402,13 @@ def _greengold(drawn: np.ndarray, terrain: int, cells: np.ndarray, ncells: int, 
     pending = terrain == VILLAGE
     for i in range(n):
         if pending and merged_first < cl[VIL_FIRST + i]:
-            value += _greengold_progress(_popcount(merged_kinds))
+            value += greengold_progress(_popcount(merged_kinds))
             pending = False
         if cl[STAMP + i] != stamp:
-            value += _greengold_progress(_popcount(cl[VIL_KINDS + i]))
+            value += greengold_progress(_popcount(cl[VIL_KINDS + i]))
         elif terrain != VILLAGE:
-            value += _greengold_progress(_popcount(cl[VIL_KINDS + i] | bit))
+            value += greengold_progress(_popcount(cl[VIL_KINDS + i] | bit))
     if pending:
-        value += _greengold_progress(_popcount(merged_kinds))
+        value += greengold_progress(_popcount(merged_kinds))
     return points + weight * value
 

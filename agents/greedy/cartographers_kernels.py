@@ -193,7 +193,7 @@ def _village_progress(grid: np.ndarray, card: int, n: int, kinds_ready: bool, sc
     for i in range(n):
         kinds = scratch[_AUX + i]
         if kinds < 3:
-            value += 3.0 * (kinds / 3.0) ** 3
+            value += C.greengold_progress(kinds)
     return value
 
 
@@ -206,10 +206,7 @@ def _stoneside_progress(grid: np.ndarray, mountains: np.ndarray, n: int, scratch
     for i in range(n):
         scratch[_AUX + i] = 0  # bitmask of touched mountains
         scratch[_AUX + N_CELLS + i] = 99  # cells missing to another mountain
-    rows, cols = _AUX + 2 * N_CELLS, _AUX + 3 * N_CELLS  # each mountain's row and column
     for m in range(nm):
-        scratch[rows + m] = mountains[m] // COLS
-        scratch[cols + m] = mountains[m] % COLS
         for k in range(4):
             nb = _neighbor(mountains[m], k)
             if nb >= 0 and scratch[_LAB + nb] >= 0:
@@ -218,12 +215,11 @@ def _stoneside_progress(grid: np.ndarray, mountains: np.ndarray, n: int, scratch
         lab = scratch[_LAB + cell]
         if lab < 0:
             continue
-        r, c = cell // COLS, cell % COLS
         touched = scratch[_AUX + lab]
         for m in range(nm):
             if touched & (1 << m):
                 continue
-            d = abs(r - scratch[rows + m]) + abs(c - scratch[cols + m]) - 1
+            d = C.distance(cell, mountains[m])
             if d < scratch[_AUX + N_CELLS + lab]:
                 scratch[_AUX + N_CELLS + lab] = d
     value = 0.0
@@ -237,8 +233,7 @@ def _stoneside_progress(grid: np.ndarray, mountains: np.ndarray, n: int, scratch
             if mask != (1 << m):
                 linked = True
                 break
-            f = max(0.0, 1.0 - scratch[_AUX + N_CELLS + i] / 6.0)
-            best = max(best, f * f)
+            best = max(best, C.link_progress(scratch[_AUX + N_CELLS + i]))
         if not linked:
             value += best
     return value
