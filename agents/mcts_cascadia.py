@@ -44,7 +44,14 @@ import numpy as np
 from numba import njit
 
 from agents.explain import forced_choice, record_search
-from agents.greedy.cascadia import NATURE_COST, plan_turn, play_greedy, preset_weights, token_values
+from agents.greedy.cascadia import (
+    NATURE_COST,
+    plan_turn,
+    play_greedy,
+    preset_weights,
+    token_values,
+    turn_weights,
+)
 from agents.halving import run_halving
 from envs.cascadia import kernels as K
 from envs.core.errors import ConfigError
@@ -142,6 +149,7 @@ def candidate_turns(game, state, weights: np.ndarray) -> tuple[np.ndarray, np.nd
     """Candidate plans for the rest of the current turn, best planned value first (the greedy
     choice first): int64[n, 3] actions (-1 padded) and their planned values."""
     g, s = game, state
+    weights = turn_weights(weights, s.ctl)
     p = int(s.ctl[K.C_CUR])
     supply = int(s.ctl[K.C_SUPPLY])
     phase = int(s.ctl[K.C_PHASE])

@@ -16,13 +16,18 @@ every matching empty hex (or the bag) for the token, scored with the incremental
   matches its neighbour's habitat (corridors that will join later); ``open_spot``: per animal an
   empty new tile can still take (future token spots);
 * nature-token thrift: spending a token costs ``nature_cost`` (its end-game point plus the
-  flexibility it keeps); earning one is worth ``nature_gain``.
+  flexibility it keeps); earning one is worth ``nature_gain``;
+* ``endgame_turns`` H (0: off): in a seat's last H turns the look-ahead fades out (with t more
+  turns to come, every look-ahead weight is scaled by t / H and the nature weights move toward
+  the token's end-game point), so with H = 1 its last turn is valued by the exact score change.
 
 ``preset=selfplay`` (:data:`PRESETS`) sets the weights tuned on 4-player greedy self-play (seeds
 0-999, base score): ``bear_single`` 3.375, ``salmon_run`` and ``open_spot`` 0, the rest as the
 defaults; +1.25 [+1.10, +1.40] base points per seat over the defaults on 1,000 paired 4-player
 games (seeds 2000-2999, not used for tuning); ``meeplelab tune-greedy`` reproduces it (README).
-Single options override a preset.
+``preset=endgame`` is ``selfplay`` with ``endgame_turns`` 1: +0.17 [+0.15, +0.19] base points per
+seat over ``selfplay`` on the same 1,000 held-out tables (1 and 2 players: +0.16 and +0.15; a
+longer fade, H = 2-6, was worse on the tuning seeds 0-999). Single options override a preset.
 
 The free three-token redraw and the nature-token redraws are never used. The agent is
 deterministic: ``rng`` only breaks exact ties (it is not used; the first best wins).
@@ -52,16 +57,46 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "open_spot": 0.15,
     "nature_cost": 1.4,
     "nature_gain": 1.3,
+    "endgame_turns": 0.0,
 }
 #: tuned for self-play: coordinate search (x0, x0.5, x1.5, x2 per weight, two rounds) on 4-player
 #: greedy games in all seats, seeds 0-999, mean base score (see :data:`PRESETS`)
 SELFPLAY_WEIGHTS: dict[str, float] = dict(DEFAULT_WEIGHTS, bear_single=3.375, salmon_run=0.0, open_spot=0.0)
+#: the self-play weights with the exact score change on each seat's last turn (``endgame_turns`` 1)
+ENDGAME_WEIGHTS: dict[str, float] = dict(SELFPLAY_WEIGHTS, endgame_turns=1.0)
 #: named weight sets: ``greedy:preset=NAME`` and the turn search's ``greedy=NAME``
-PRESETS: dict[str, dict[str, float]] = {"default": DEFAULT_WEIGHTS, "selfplay": SELFPLAY_WEIGHTS}
+PRESETS: dict[str, dict[str, float]] = {"default": DEFAULT_WEIGHTS, "selfplay": SELFPLAY_WEIGHTS,
+                                        "endgame": ENDGAME_WEIGHTS}
 W_NAMES = tuple(DEFAULT_WEIGHTS)
-(BEAR_SINGLE, ELK_LINE, SALMON_RUN, FOX_ROOM, HAWK_ROOM, EDGE_MATCH, OPEN_SPOT, NATURE_COST, NATURE_GAIN) = (
-    range(9)
-)
+(BEAR_SINGLE, ELK_LINE, SALMON_RUN, FOX_ROOM, HAWK_ROOM, EDGE_MATCH, OPEN_SPOT, NATURE_COST, NATURE_GAIN,
+ ENDGAME_TURNS) = range(10)
+
+
+@njit(cache=True)
+def own_turns_after(ctl) -> int:
+    """How many more turns the seat to move gets after this one (multiplayer: each turn draws one
+    tile and the game ends when none is left; solo: two per turn, it ends below two)."""
+    left = ctl[K.C_STACK_LEN] - ctl[K.C_STACK_POS]
+    return left // (2 if ctl[K.C_PLAYERS] == 1 else ctl[K.C_PLAYERS])
+
+
+@njit(cache=True)
+def turn_weights(weights, ctl):
+    """The weights for the seat to move: ``weights`` itself, except in its last
+    ``endgame_turns`` = H > 0 turns, where with t more turns to come every look-ahead weight is
+    scaled by t / H and the nature-token weights move toward the token's end-game point (1) by
+    1 - t / H (the last turn: the exact score change)."""
+    horizon = weights[ENDGAME_TURNS]
+    if horizon <= 0.0:
+        return weights
+    scale = own_turns_after(ctl) / horizon
+    if scale >= 1.0:
+        return weights
+    out = weights * scale
+    out[NATURE_COST] += 1.0 - scale
+    out[NATURE_GAIN] += 1.0 - scale
+    out[ENDGAME_TURNS] = horizon
+    return out
 
 
 @njit(cache=True)
@@ -529,6 +564,7 @@ def greedy_action(
     tiles, tokens, edges, cells, flist, pinfo, market, ctl, nbr, kind_edges, kind_info, tables, weights
 ) -> int:
     """The greedy decision for the current player of the state arrays."""
+    weights = turn_weights(weights, ctl)
     p = ctl[K.C_CUR]
     supply = ctl[K.C_SUPPLY]
     phase = ctl[K.C_PHASE]
@@ -617,7 +653,7 @@ def play_greedy(
             supply_planned = ctl[K.C_SUPPLY]
             a, planned_tile = choose_market_planned(ctl[K.C_CUR], tiles, edges, tokens, cells, flist, pinfo,
                                                     market, nbr, kind_edges, kind_info, tables,
-                                                    supply_planned, weights)
+                                                    supply_planned, turn_weights(weights, ctl))
         elif phase == K.PHASE_TILE and planned_tile >= 0 and (ctl[K.C_SUPPLY] > 0) == (supply_planned > 0):
             a = planned_tile
         else:
@@ -714,6 +750,7 @@ class CascadiaGreedyAgent:
         g, s = self.game, state
         p = int(s.ctl[K.C_CUR])
         supply = int(s.ctl[K.C_SUPPLY])
+        weights = turn_weights(self.weights, s.ctl)
         score = np.full(g.num_actions, -1e12)
         phase = int(s.ctl[K.C_PHASE])
         if phase == K.PHASE_MARKET:
@@ -731,7 +768,7 @@ class CascadiaGreedyAgent:
                 g.kind_info,
                 g.tables,
                 supply,
-                self.weights,
+                weights,
             )
             for i in range(4):
                 score[K.A_PAIR + i] = values[i, i]
@@ -752,7 +789,7 @@ class CascadiaGreedyAgent:
                 g.kind_info,
                 g.tables,
                 supply,
-                self.weights,
+                weights,
                 cells,
                 vals,
             )
@@ -762,7 +799,7 @@ class CascadiaGreedyAgent:
             values = np.full(g.num_actions, -1e12)
             plan_turn(p, int(s.ctl[K.C_HAND_TILE]), int(s.ctl[K.C_HAND_TOKEN]), s.tiles, s.edges, s.tokens,
                       s.cells, s.flist, s.pinfo, g.nbr, g.kind_edges, g.kind_info, g.tables, supply,
-                      self.weights, values)
+                      weights, values)
             score[:] = values
         return score
 

@@ -207,6 +207,30 @@ def test_a_greedy_preset_ranks_the_candidates_and_plays_the_playouts():
         make_agent(SPEC + ",greedy=clever", game)
 
 
+def test_endgame_candidates_on_a_seats_last_turn_are_ranked_by_their_exact_base_gain():
+    """With ``greedy=endgame`` the candidate turns of a seat's last turn (not the game's: three
+    seats play after it) carry exactly the base points they add, best first; the defaults rank
+    by look-ahead too, so their values differ."""
+    game = make_game("cascadia", players=4)
+    for seed in (3, 8):
+        state = game.new_game(seed)
+        greedy, rng = CascadiaGreedyAgent(game), np.random.default_rng(0)
+        while int(state.ctl[K.C_TURN]) < 76 or int(state.ctl[K.C_PHASE]) != K.PHASE_MARKET:
+            game.step(state, greedy.act(state, game.legal_mask(state), rng))
+        p = game.current_player(state)
+        before = int(game.score_table(state)[p, K.CAT_BASE])
+        cands, values = M.candidate_turns(game, state, preset_weights("endgame"))
+        _, look_ahead = M.candidate_turns(game, state, WEIGHTS)
+        assert len(cands) > 20 and np.all(np.diff(values) <= 0)
+        for turn, value in zip(cands, values, strict=True):
+            s = state.copy()
+            for a in turn[turn >= 0]:
+                game.step(s, int(a))
+            assert not game.is_over(s) and s.pinfo[p, K.P_TURNS] == game.data.turns_per_player
+            assert int(game.score_table(s)[p, K.CAT_BASE]) - before == pytest.approx(value, abs=1e-9)
+        assert not np.allclose(np.sort(look_ahead), np.sort(values))
+
+
 def _three_of_a_kind_turn(players: int, seed: int):
     """A market decision of a greedy game at which the free three-of-a-kind redraw is legal."""
     game = make_game("cascadia", players=players)
