@@ -7,9 +7,10 @@ this search acts on whole turns. At the first decision of a turn it
 1. lists candidate turns with the greedy planner (:func:`agents.greedy.cascadia.plan_turn`):
    every market option (each pair; with a nature token every tile/token combination) x every
    frontier position with its best rotation and its best token hex; the greedy choice first,
-   then the rest by planned value, one candidate per (market option, position); token redraws
-   (the optional three-of-a-kind one, nature-token ones) are not listed, as greedy never uses
-   them;
+   then the rest by planned value (weighted by :func:`agents.greedy.cascadia.turn_weights`: with
+   ``greedy=endgame`` a seat's last turn by its exact score change), one candidate per (market
+   option, position); token redraws (the optional three-of-a-kind one, nature-token ones) are
+   not listed, as greedy never uses them;
 2. keeps the first ``ceil(k * simulations ** alpha)`` of them (``widening=k/alpha``, the same
    progressive-widening rule as the Python tree, applied once at the root); with
    ``redraws=true`` the free three-of-a-kind redraw and the nature-token redraw of all four
