@@ -178,7 +178,7 @@ def test_shared_work_market_values_equal_one_plan_per_option_bit_for_bit():
         for game, s, seed in market_positions(players, 12):
             p = int(s.ctl[K.C_CUR])
             rng = np.random.default_rng(seed * 1000 + int(s.ctl[K.C_TURN]))
-            weights = preset_weights("endgame") * rng.uniform(0.0, 2.0, len(W_NAMES))
+            weights = preset_weights("default") * rng.uniform(0.0, 2.0, len(W_NAMES))
             nature = s.pinfo[p, K.P_NATURE]
             for tokens_held, supply in ((nature, int(s.ctl[K.C_SUPPLY])), (int(rng.integers(1, 4)), 0)):
                 s.pinfo[p, K.P_NATURE] = tokens_held
@@ -317,6 +317,7 @@ def test_endgame_weights_value_a_seats_last_turn_by_its_exact_base_score_change(
     assert endgame[ENDGAME_TURNS] == 1.0
     checked = free = 0
     for players in (1, 2, 4):
+        greedy = CascadiaGreedyAgent(CascadiaGame(players=players), preset="endgame")  # plays the token
         for game, s, _ in market_positions(players, 24):
             weights = turn_weights(endgame, s.ctl)
             if own_turns_after(s.ctl) > 0:
@@ -328,7 +329,6 @@ def test_endgame_weights_value_a_seats_last_turn_by_its_exact_base_score_change(
                                   game.nbr, game.kind_edges, game.kind_info, game.tables,
                                   int(s.ctl[K.C_SUPPLY]), weights, planned)
             before = base_scores(game, s)[p]
-            greedy = CascadiaGreedyAgent(game, preset="endgame")
             for i in range(4):
                 for j in range(4):
                     if values[i, j] < -1e8:
