@@ -54,6 +54,8 @@ def _mcts_label(options: dict[str, Any]) -> str:
         parts.append("redraws")
     if options.get("horizon") is not None:
         parts.append(f"horizon {options['horizon']}")
+    if str(options.get("objective", "total")) != "total":
+        parts.append(f"{options['objective']} objective")
     return f"mcts({', '.join(parts)})"
 
 

@@ -64,6 +64,9 @@ Dorfromantik ``selfplay``, agents/greedy/cascadia.py and agents/greedy/dorfroman
 ``redraws=true`` (the Cascadia turn search): the free three-of-a-kind redraw and, with a nature token,
 the redraw of all four tokens are compared as candidates too (the redraw, then the greedy turn on the
 new tokens, then greedy playouts); a chosen redraw is played and the turn searched again.
+``objective=base`` (the Cascadia turn search): playouts and the exact last turn value a turn by the
+acting seat's base score (wildlife and habitats) instead of its total (which adds the majority
+bonuses and nature tokens).
 ``horizon=H`` (the Cartographers flat search, 1-3): playouts stop when the season H after the
 decision's own begins, and the seasons left are valued on the map there, each as if it were scored
 today.
@@ -150,7 +153,7 @@ class MCTSAgent:
                  value: str | None = None, value_weight: float | None = None, c_puct: float | None = None,
                  noise: float | None = None, batch: int | None = None, exact_tiles: Any = None,
                  halving: bool = False, greedy: str = "default", horizon: Any = None,
-                 redraws: bool = False):
+                 redraws: bool = False, objective: str = "total"):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -209,6 +212,13 @@ class MCTSAgent:
             raise ConfigError("mcts: redraws=true (token redraws as candidate turns) is an option of the "
                               "compiled cascadia turn search (engine=compiled)")
         self.redraws = redraws
+        objectives = getattr(turn_search, "OBJECTIVES", None)
+        if objective != "total" and objectives is None:
+            raise ConfigError("mcts: objective=<score> (the score the playouts maximise) is an option of the "
+                              "compiled cascadia turn search (engine=compiled)")
+        if objectives is not None and objective not in objectives:
+            raise ConfigError(f"mcts: objective must be one of {', '.join(objectives)}, got {objective!r}")
+        self.objective = str(objective)
         self.horizon = _parse_horizon(horizon, turn_search)
         if greedy != "default" and not getattr(turn_search, "GREEDY_PRESETS", False):
             raise ConfigError("mcts: greedy=<preset> (the greedy weights of candidate ranking and "

@@ -23,9 +23,12 @@ this search acts on whole turns. At the first decision of a turn it
    final totals of every seat;
 4. plays the candidate with the best mean total of the acting seat (max-n: each seat maximises
    its own score), ties to the greedy order; the turn's remaining decisions follow that plan.
+   With ``objective=base`` the playouts and the last turn are valued by the acting seat's base
+   score instead (wildlife and habitats, without the majority bonuses and nature tokens: the
+   score the 4-player strength tables report).
 
 On the game's last turn (every candidate ends the game) nothing hidden is left: every candidate
-turn is valued by its exact final total, with no widening and no playouts.
+turn is valued by its exact final total (or base score), with no widening and no playouts.
 
 Determinization (:func:`determinize_into`) mirrors ``CascadiaGame.determinize``: the unseen tiles
 (stack and box) are sorted into a canonical order, then shuffled with the search's own stream,
@@ -107,9 +110,10 @@ def apply_turn(work, turn: np.ndarray, nbr, kind_edges, kind_info) -> None:
 
 @njit(cache=True)
 def paired_playouts(st, det, work, cands, n_cands, futures, stream, nbr, kind_edges, kind_info, tables,
-                    weights, solo_min, solo_points, sums) -> None:
+                    weights, solo_min, solo_points, sums, column=K.CAT_TOTAL) -> None:
     """Add ``futures`` paired playouts of each of the first ``n_cands`` candidate turns
-    (``cands[k]``: up to 3 actions, -1 padded) to ``sums[k, seat]`` (final totals)."""
+    (``cands[k]``: up to 3 actions, -1 padded) to ``sums[k, seat]`` (each seat's final score in
+    ``column``: the total, or ``K.CAT_BASE`` for the base score)."""
     players = st[CTL][K.C_PLAYERS]
     out = np.zeros((players, K.NUM_CAT), np.int32)
     no_stream = np.zeros(1, np.uint64)
@@ -123,15 +127,16 @@ def paired_playouts(st, det, work, cands, n_cands, futures, stream, nbr, kind_ed
                         0.0, no_stream)
             K.score_all(work[2], work[3], work[5], work[7], work[11], nbr, tables, solo_min, solo_points, out)
             for p in range(players):
-                sums[k, p] += out[p, K.CAT_TOTAL]
+                sums[k, p] += out[p, column]
 
 
 @njit(cache=True)
 def last_turn_totals(st, det, work, cands, stream, nbr, kind_edges, kind_info, tables, solo_min, solo_points,
-                     out) -> bool:
+                     out, column=K.CAT_TOTAL) -> bool:
     """When every candidate turn (``cands[k]``, -1 padded) ends the game, write each one's exact
-    final totals into ``out`` (float64[n, seats]) and return True; False otherwise. Played on a
-    determinization, so the real hidden order is never read (and none is drawn)."""
+    final score in ``column`` (the total, or ``K.CAT_BASE``) into ``out`` (float64[n, seats]) and
+    return True; False otherwise. Played on a determinization, so the real hidden order is never
+    read (and none is drawn)."""
     players = st[CTL][K.C_PLAYERS]
     totals = np.zeros((players, K.NUM_CAT), np.int32)
     determinize_into(st, det, stream)
@@ -142,7 +147,7 @@ def last_turn_totals(st, det, work, cands, stream, nbr, kind_edges, kind_info, t
             return False
         K.score_all(work[2], work[3], work[5], work[7], work[11], nbr, tables, solo_min, solo_points, totals)
         for p in range(players):
-            out[k, p] = totals[p, K.CAT_TOTAL]
+            out[k, p] = totals[p, column]
     return True
 
 
@@ -207,11 +212,13 @@ class TurnSearch:
     HALVING = True  # takes halving=true (agents.halving)
     REDRAWS = True  # takes redraws=true (token redraws as candidate turns)
     GREEDY_PRESETS = True  # takes greedy=<preset> (agents.greedy.cascadia.PRESETS)
+    OBJECTIVES = {"total": K.CAT_TOTAL, "base": K.CAT_BASE}  # objective=NAME: the score column maximised
 
     def __init__(self, agent):
         self.agent = agent
         self.game = agent.game
         self.weights = preset_weights(agent.greedy)  # candidate ranking and playouts
+        self.column = self.OBJECTIVES[agent.objective]
         self._plan: list[int] = []
         self._plan_key: tuple[int, ...] | None = None
 
@@ -256,7 +263,7 @@ class TurnSearch:
         (left unchanged, so every candidate sees the same determinization), added to ``sums`` (1 x P)."""
         g, d = self.game, self.game.data
         paired_playouts(src, det, work, cand, 1, 1, future.copy(), g.nbr, g.kind_edges, g.kind_info, g.tables,
-                        self.weights, d.solo_bonus_min, d.solo_bonus_points, sums)
+                        self.weights, d.solo_bonus_min, d.solo_bonus_points, sums, self.column)
 
     def _search(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         agent, game = self.agent, self.game
@@ -273,7 +280,7 @@ class TurnSearch:
         exact = np.zeros((cands.shape[0], game.num_players()))
         d = game.data
         if last_turn_totals(src, det, work, cands, stream.copy(), game.nbr, game.kind_edges, game.kind_info,
-                            game.tables, d.solo_bonus_min, d.solo_bonus_points, exact):
+                            game.tables, d.solo_bonus_min, d.solo_bonus_points, exact, self.column):
             return self._play_exact(cands, exact[:, player], start)
         deadline = None if agent.time_limit is None else start + agent.time_limit
         future = np.array([next_u64(stream)], dtype=np.uint64)

@@ -144,10 +144,11 @@ def test_time_budget_stops_after_the_futures_that_fit():
     assert stats["simulations"] == stats["best_visits"] * stats["children"]  # whole futures only
 
 
-@pytest.mark.parametrize("players", [1, 2])
-def test_the_last_turn_is_valued_exactly_over_every_candidate_turn(players):
+def _last_turn(players: int, seed: int):
+    """The game's last turn after greedy play (its market decision), its candidate turns and each
+    one's exact final (base score, total) for the seat to move."""
     game = make_game("cascadia", players=players)
-    state = game.new_game(5)
+    state = game.new_game(seed)
     greedy = CascadiaGreedyAgent(game)
     rng = np.random.default_rng(0)
     last = 20 * players - 1  # turns are counted over all seats
@@ -160,17 +161,27 @@ def test_the_last_turn_is_valued_exactly_over_every_candidate_turn(players):
         for a in turn[turn >= 0]:
             game.step(s, int(a))
         assert game.is_over(s)
-        finals.append(float(game.returns(s)[game.current_player(state)]))
+        p = game.current_player(state)
+        finals.append(game.score_table(s)[p, [K.CAT_BASE, K.CAT_TOTAL]])
+        assert finals[-1][1] == game.returns(s)[p]
+    return game, state, cands, np.array(finals, dtype=np.float64)
+
+
+@pytest.mark.parametrize("players", [1, 2])
+def test_the_last_turn_is_valued_exactly_over_every_candidate_turn(players):
+    game, state, cands, finals = _last_turn(players, 5)
+    totals = finals[:, 1]
     agent = make_agent(SPEC, game)
     first = agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(1))
     stats = agent.last_stats
     assert stats["exact"] and stats["simulations"] == 0 and stats["children"] == len(cands)
-    best = int(np.argmax(finals))
-    assert first == cands[best, 0] and stats["best_mean"] == max(finals)
+    best = int(np.argmax(totals))
+    assert first == cands[best, 0] and stats["best_mean"] == max(totals)
 
 
-def _playout_totals(game, state, turn, future, weights):
-    """Final totals of ``turn`` then greedy play with ``weights`` on the future seeded by ``future``."""
+def _playout_totals(game, state, turn, future, weights, column=K.CAT_TOTAL):
+    """Final scores (``column``: totals by default) of ``turn`` then greedy play with ``weights`` on
+    the future seeded by ``future``."""
     src = state.board_args()
     det, work = tuple(a.copy() for a in src), tuple(a.copy() for a in src)
     M.determinize_into(src, det, np.array([future], np.uint64))
@@ -181,7 +192,32 @@ def _playout_totals(game, state, turn, future, weights):
     out = np.zeros((game.num_players(), K.NUM_CAT), np.int32)
     K.score_all(work[2], work[3], work[5], work[7], work[11], game.nbr, game.tables, game.data.solo_bonus_min,
                 game.data.solo_bonus_points, out)
-    return out[:, K.CAT_TOTAL].astype(np.float64)
+    return out[:, column].astype(np.float64)
+
+
+def test_the_base_objective_values_playouts_and_the_last_turn_by_the_base_score():
+    game, state = _midgame(4, 11)
+    search = make_agent(SPEC + ",objective=base", game)._turn_search
+    cands, _ = M.candidate_turns(game, state, WEIGHTS)
+    for future in range(4):
+        sums = np.zeros((2, 4))
+        scratch = [tuple(a.copy() for a in state.board_args()) for _ in range(2)]
+        for k in range(2):
+            search._playout(state.board_args(), *scratch, cands[k:k + 1], np.array([future], np.uint64),
+                            sums[k:k + 1])
+            base = _playout_totals(game, state, cands[k], future, WEIGHTS, K.CAT_BASE)
+            assert np.array_equal(sums[k], base)
+            assert np.all(base < _playout_totals(game, state, cands[k], future, WEIGHTS))  # bonuses, tokens
+    differs = 0
+    for seed in (3, 8, 10):  # on 8 and 10 the best total is not the best base score
+        game, state, cands, finals = _last_turn(2, seed)
+        agent = make_agent(SPEC + ",objective=base", game)
+        first = agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(1))
+        best = int(np.argmax(finals[:, 0]))
+        assert agent.last_stats["exact"] and first == cands[best, 0]
+        assert agent.last_stats["best_mean"] == finals[best, 0]
+        differs += int(np.argmax(finals[:, 1])) != best
+    assert differs > 0  # on some of these last turns the total would pick another turn
 
 
 def test_a_greedy_preset_ranks_the_candidates_and_plays_the_playouts():
@@ -321,11 +357,15 @@ def test_search_with_redraws_does_not_depend_on_the_hidden_future():
         assert a == b
 
 
-def test_redraws_is_an_option_of_the_cascadia_turn_search_only():
-    with pytest.raises(ConfigError, match="redraws must be true or false"):
-        make_agent(SPEC + ",redraws=often", make_game("cascadia", players=4))
-    with pytest.raises(ConfigError, match="redraws=true"):
-        make_agent("mcts:engine=compiled,rollout=greedy,simulations=12,redraws=true",
+@pytest.mark.parametrize("option, good, bad, refusal, elsewhere", [
+    ("redraws", "true", "often", "redraws must be true or false", "redraws=true"),
+    ("objective", "base", "wins", "objective must be one of total, base, got 'wins'", "objective=<score>"),
+])
+def test_turn_search_options_are_checked_and_refused_elsewhere(option, good, bad, refusal, elsewhere):
+    with pytest.raises(ConfigError, match=refusal):
+        make_agent(SPEC + f",{option}={bad}", make_game("cascadia", players=4))
+    with pytest.raises(ConfigError, match=elsewhere):
+        make_agent(f"mcts:engine=compiled,rollout=greedy,simulations=12,{option}={good}",
                    make_game("cartographers", players=1))
-    with pytest.raises(ConfigError, match="redraws=true"):
-        make_agent("mcts:simulations=12,redraws=true", make_game("cascadia", players=4))
+    with pytest.raises(ConfigError, match=elsewhere):
+        make_agent(f"mcts:simulations=12,{option}={good}", make_game("cascadia", players=4))
