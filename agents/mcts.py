@@ -65,8 +65,8 @@ Dorfromantik ``selfplay``, agents/greedy/cascadia.py and agents/greedy/dorfroman
 the redraw of all four tokens are compared as candidates too (the redraw, then the greedy turn on the
 new tokens, then greedy playouts); a chosen redraw is played and the turn searched again.
 ``objective=base`` (the Cascadia turn search): playouts and the exact last turn value a turn by the
-acting seat's base score (wildlife and habitats) instead of its total (which adds the majority
-bonuses and nature tokens).
+acting seat's base score (wildlife, habitats and nature tokens) instead of its total (which adds
+the habitat majority bonuses).
 ``horizon=H`` (the Cartographers flat search, 1-3): playouts stop when the season H after the
 decision's own begins, and the seasons left are valued on the map there, each as if it were scored
 today.

@@ -24,7 +24,7 @@ this search acts on whole turns. At the first decision of a turn it
 4. plays the candidate with the best mean total of the acting seat (max-n: each seat maximises
    its own score), ties to the greedy order; the turn's remaining decisions follow that plan.
    With ``objective=base`` the playouts and the last turn are valued by the acting seat's base
-   score instead (wildlife and habitats, without the majority bonuses and nature tokens: the
+   score instead (wildlife, habitats and nature tokens, without the habitat majority bonuses: the
    score the 4-player strength tables report).
 
 On the game's last turn (every candidate ends the game) nothing hidden is left: every candidate

@@ -207,7 +207,8 @@ def test_the_base_objective_values_playouts_and_the_last_turn_by_the_base_score(
                             sums[k:k + 1])
             base = _playout_totals(game, state, cands[k], future, WEIGHTS, K.CAT_BASE)
             assert np.array_equal(sums[k], base)
-            assert np.all(base < _playout_totals(game, state, cands[k], future, WEIGHTS))  # bonuses, tokens
+            total = _playout_totals(game, state, cands[k], future, WEIGHTS)
+            assert np.all(base <= total) and np.any(base < total)  # the majority bonuses are left out
     differs = 0
     for seed in (3, 8, 10):  # on 8 and 10 the best total is not the best base score
         game, state, cands, finals = _last_turn(2, seed)
