@@ -46,7 +46,7 @@ test-all: setup browser
 	$(BIN)/python -m pytest -m "slow or not slow"
 
 # headless Chromium from Debian's packages (never a downloaded browser build), for the replay
-# viewer's browser tests (tests/experiments/test_replay_viewer.py)
+# viewer's browser tests (tests/experiments/replay/test_viewer.py)
 browser:
 	@command -v chromium >/dev/null || { $(SUDO) apt-get update -q && $(SUDO) apt-get install -y -q chromium; }
 

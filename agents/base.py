@@ -9,10 +9,13 @@ Agents must never read the hidden future of ``state``; planners call ``game.dete
 from __future__ import annotations
 
 import importlib
+import inspect
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from agents.labels import agent_label  # noqa: F401  (re-exported: agents.base.agent_label)
+from agents.spec import PATH_AGENTS, parse_agent_spec  # noqa: F401  (re-exported)
 from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 
@@ -32,44 +35,9 @@ class Agent(Protocol):
 AGENTS: dict[str, str] = {
     "random": "agents.random:RandomAgent",
     "greedy": "agents.greedy:make_greedy",
-    "mcts": "agents.mcts:MCTSAgent",
+    "mcts": "agents.search.mcts:MCTSAgent",
     "ppo": "agents.ppo.agent:make_ppo",
 }
-
-
-#: agents whose spec starts with a bare path: ``ppo:runs/train/x`` means ``ppo:path=runs/train/x``
-PATH_AGENTS = ("ppo",)
-
-
-def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """Split ``"mcts:simulations=400,rollout=greedy"`` into a name and typed options."""
-    spec = spec.strip()
-    if not spec:
-        raise ConfigError("empty agent name")
-    name, _, rest = spec.partition(":")
-    options: dict[str, Any] = {}
-    if rest:
-        for index, part in enumerate(rest.split(",")):
-            key, eq, raw = part.partition("=")
-            if index == 0 and not eq and key.strip() and name.strip().lower() in PATH_AGENTS:
-                options["path"] = key.strip()
-                continue
-            if not eq or not key.strip():
-                raise ConfigError(f"agent option {part!r} in {spec!r} is not of the form key=value")
-            options[key.strip()] = _parse_value(raw.strip())
-    return name.strip().lower(), options
-
-
-def _parse_value(raw: str) -> Any:
-    lowered = raw.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    for cast in (int, float):
-        try:
-            return cast(raw)
-        except ValueError:
-            pass
-    return raw
 
 
 def make_agent(spec: str | dict[str, Any], game: Game) -> Agent:
@@ -87,15 +55,27 @@ def make_agent(spec: str | dict[str, Any], game: Game) -> Agent:
         factory = getattr(importlib.import_module(module_name), factory_name)
     except ModuleNotFoundError as exc:
         raise ConfigError(f"agent {name!r} is not implemented yet") from exc
+    unknown = _unknown_options(factory, options)
+    if unknown:
+        raise ConfigError(f"agent {name!r}: unknown option(s) {', '.join(unknown)}; "
+                          f"known: {', '.join(_known_options(factory) or []) or 'none'}")
     try:
         return factory(game, **options)
     except TypeError as exc:
         raise ConfigError(f"bad options for agent {name!r}: {exc}") from exc
 
 
-def agent_label(spec: str | dict[str, Any]) -> str:
-    """The display label of an agent spec: its ``label=`` option or a short automatic name such as
-    ``mcts(8, greedy)`` (see :mod:`agents.labels`)."""
-    from agents.labels import agent_label as label_of
+def _known_options(factory: Any) -> list[str] | None:
+    """The keyword options ``factory(game, ...)`` takes, or None when it takes any (``**options``)."""
+    try:
+        parameters = list(inspect.signature(factory).parameters.values())[1:]  # after the game
+    except (TypeError, ValueError):
+        return None
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return [p.name for p in parameters if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
 
-    return label_of(spec)
+
+def _unknown_options(factory: Any, options: dict[str, Any]) -> list[str]:
+    known = _known_options(factory)
+    return [] if known is None else sorted(set(options) - set(known))

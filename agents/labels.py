@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
+from agents.spec import parse_agent_spec
 from envs.core.errors import ConfigError
 
 LABEL = "label"
@@ -36,7 +37,7 @@ def _mcts_label(options: dict[str, Any]) -> str:
     rollout = str(options.get("rollout", "random"))
     preset = str(options.get("greedy", "default"))
     parts = ["/".join(budget) or "200", rollout if preset == "default" else f"{rollout} {preset}"]
-    if options.get("value") is not None:  # PUCT with a value network (agents/puct.py)
+    if options.get("value") is not None:  # PUCT with a value network (agents/search/puct.py)
         weight = options.get("value_weight", 1.0)
         parts = ["/".join(budget) or "200", f"value_weight {weight}"]
         for key in ("c_puct", "batch"):
@@ -73,8 +74,6 @@ def short_label(name: str, options: dict[str, Any]) -> str:
 
 def agent_label(spec: str | dict[str, Any]) -> str:
     """The display label of ``spec`` (a ``name:key=value,...`` string or a dict with ``name``)."""
-    from agents.base import parse_agent_spec
-
     if isinstance(spec, dict):
         options = {k: v for k, v in spec.items() if k != "name"}
         name = str(spec.get("name", "")).strip().lower()

@@ -38,8 +38,11 @@ from envs.cartographers.data import (
     CartographersData,
     load_cartographers_data,
 )
+from envs.cartographers.layout import cartographers_layout
+from envs.cartographers.render import render_ansi, render_rgb
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.game import Game, ScoreSheet, State, action_index
+from envs.core.policies import rollout_names, rollout_policy
 from envs.core.polyomino import all_orientations
 from envs.core.rng import new_stream
 
@@ -313,12 +316,12 @@ class CartographersGame(Game):
     def rollout_returns(self, state: CartographersState, seed: int, policy: str = "random") -> np.ndarray:
         """Finish ``state`` (consumed) in a compiled loop: "random", or "greedy" (the greedy
         agent's playout); final totals per seat (float64)."""
-        if policy == "greedy":
-            from agents.greedy.cartographers import greedy_rollout
-
-            return greedy_rollout(self, state, seed)
         if policy != "random":
-            raise ConfigError(f"unknown rollout policy {policy!r}; known: random, greedy")
+            rollout = rollout_policy(self.name, policy)
+            if rollout is None:
+                known = ", ".join(rollout_names(self.name))
+                raise ConfigError(f"unknown rollout policy {policy!r}; known: {known}")
+            return rollout(self, state, seed)
         stream = new_stream(int(seed), "cartographers/rollout")
         K.play_random(state.arrays(), self.tb, stream, np.zeros(0, dtype=np.int32))
         return K.totals(state.record).astype(np.float64)
@@ -466,8 +469,6 @@ class CartographersGame(Game):
 
     def layout(self):
         """Board planes, vector features and spatial actions (:mod:`envs.cartographers.layout`)."""
-        from envs.cartographers.layout import cartographers_layout
-
         return cartographers_layout()
 
     def observation_bounds(self) -> tuple[float, float]:
@@ -478,13 +479,9 @@ class CartographersGame(Game):
         return (K.OBS_SIZE,)
 
     def render_ansi(self, state: CartographersState, player: int | None = None) -> str:
-        from envs.cartographers.render import render_ansi
-
         return render_ansi(self, state, player)
 
     def render_rgb(self, state: CartographersState, player: int | None = None) -> np.ndarray:
-        from envs.cartographers.render import render_rgb
-
         return render_rgb(self, state, player)
 
     def card_name(self, card: int) -> str:

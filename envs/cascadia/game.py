@@ -25,14 +25,15 @@ from envs.cascadia.data import (
     CascadiaData,
     load_data,
 )
+from envs.cascadia.layout import cascadia_layout
+from envs.cascadia.observation import CELL_FEATURES, GLOBAL_FEATURES, observation_vector
+from envs.cascadia.render import render_image, render_text
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.game import Game, ScoreSheet, State, action_index
+from envs.core.policies import rollout_names, rollout_policy
 from envs.core.rng import derive_seed, new_stream
 
 PHASE_NAMES = ("market", "tile", "token", "over")
-CELL_FEATURES = 24
-OTHER_FEATURES = 12
-GLOBAL_FEATURES = 44 + 20 + 16 + 5 + 2 + 4 + 4 + 1 + 1 + 3 * OTHER_FEATURES
 
 
 @dataclass
@@ -292,12 +293,12 @@ class CascadiaGame(Game):
     def rollout_returns(self, state: CascadiaState, seed: int, policy: str = "random") -> np.ndarray:
         """Finish ``state`` (consumed) with a compiled policy ("random", or "greedy": the greedy
         agent's epsilon-greedy playout); final totals per seat (float64)."""
-        if policy == "greedy":
-            from agents.greedy.cascadia import greedy_rollout
-
-            return greedy_rollout(self, state, seed, epsilon=0.0)
         if policy != "random":
-            raise ValueError(f"cascadia rollout policy must be 'random' or 'greedy', not {policy!r}")
+            rollout = rollout_policy(self.name, policy)
+            if rollout is None:
+                known = ", ".join(rollout_names(self.name))
+                raise ConfigError(f"unknown rollout policy {policy!r}; known: {known}")
+            return rollout(self, state, seed)
         agent = np.array([derive_seed(seed, "rollout")], dtype=np.uint64)
         if not self.is_over(state):
             K.play_random(*state.board_args(), self.nbr, self.kind_edges, self.kind_info, agent)
@@ -318,23 +319,15 @@ class CascadiaGame(Game):
         return (NUM_CELLS * CELL_FEATURES + GLOBAL_FEATURES,)
 
     def observation(self, state: CascadiaState, player: int) -> np.ndarray:
-        from envs.cascadia.render import observation_vector
-
         return observation_vector(self, state, player)
 
     def layout(self):
         """Board planes on the hex window, vector features, spatial and market actions
         (:mod:`envs.cascadia.layout`)."""
-        from envs.cascadia.layout import cascadia_layout
-
         return cascadia_layout()
 
     def render_ansi(self, state: CascadiaState, player: int | None = None) -> str:
-        from envs.cascadia.render import render_text
-
         return render_text(self, state, player)
 
     def render_rgb(self, state: CascadiaState, player: int | None = None) -> np.ndarray:
-        from envs.cascadia.render import render_image
-
         return render_image(self, state, player)

@@ -7,7 +7,7 @@ padding. Cascadia's directions NE, E, SE, SW, W, NW (axial offsets (1, -1), (1, 
 (-1, 0), (0, -1)) become grid offsets (-1, +1), (0, +1), (+1, 0), (+1, -1), (0, -1), (-1, 0): the
 six unmasked neighbours of ``HEX_KERNEL_MASK``.
 
-Observation (``render.observation_vector``): cell major, ``c * CELL_FEATURES + f`` for the 24
+Observation (``observation.observation_vector``): cell major, ``c * CELL_FEATURES + f`` for the 24
 features of a cell, then ``GLOBAL_FEATURES`` market/hand/bag/turn/other-seat features.
 Actions (``kernels`` codec): ``A_TILE + 6 c + k`` is channel ``k`` (tile rotation 0..5) at cell
 ``c``, ``A_TOKEN + c`` is channel 6 (put the token); the market actions ``0..A_TILE-1`` and
@@ -20,6 +20,7 @@ import numpy as np
 
 from envs.cascadia import kernels as K
 from envs.cascadia.data import CELL_COORDS, DIRECTION_NAMES, HABITATS, NUM_CELLS, RADIUS, WILDLIFE
+from envs.cascadia.observation import CELL_FEATURES, GLOBAL_FEATURES
 from envs.core.layout import ActionLayout, GameLayout, ObservationLayout
 
 SIDE = 2 * RADIUS + 1
@@ -45,8 +46,6 @@ def _nonspatial_names() -> tuple[str, ...]:
 
 def cascadia_layout() -> GameLayout:
     """The layout of every Cascadia observation and action."""
-    from envs.cascadia.game import CELL_FEATURES, GLOBAL_FEATURES
-
     h, w = cell_grid_positions()
     cells = np.arange(NUM_CELLS, dtype=np.int64)
     plane_index = np.full((CELL_FEATURES, SIDE, SIDE), -1, dtype=np.int64)

@@ -30,7 +30,8 @@ from envs.cascadia import kernels as K
 from envs.cascadia import vector_kernels as VK
 from envs.cascadia.data import STARTER_CELLS
 from envs.cascadia.game import CascadiaGame, CascadiaState
-from envs.cascadia.render import kind_features
+from envs.cascadia.observation import kind_features
+from envs.core.policies import build_agent
 from envs.core.registry import make_game
 from envs.core.rng import derive_seed, numpy_generator
 from envs.core.vector_env import BatchedGameVectorEnv, vector_env_options
@@ -55,10 +56,8 @@ class CascadiaVectorEnv(BatchedGameVectorEnv):
         self._opponents: list[dict[int, Any]] = []
         self._opponent_rngs: list[dict[int, np.random.Generator]] = [{} for _ in range(self.num_envs)]
         if game.players > 1:  # built now, so a bad spec fails at construction
-            from agents.base import make_agent
-
             seats = range(1, game.players)
-            self._opponents = [{p: make_agent(opponent, game) for p in seats} for _ in range(self.num_envs)]
+            self._opponents = [{p: build_agent(opponent, game) for p in seats} for _ in range(self.num_envs)]
         self.game: CascadiaGame
         data = game.data
         self._bst = VK.new_batch(self.num_envs, game.players)

@@ -67,7 +67,7 @@ def _kind_row(table: np.ndarray, kind: int, out: np.ndarray, off: int) -> None:
 @njit(cache=True)
 def observe(bst, i: int, p: int, kind_info, kind_table, score, out) -> None:
     """Seat ``p``'s observation of sub-env ``i`` into ``out`` (float32[obs]), the layout of
-    ``envs.cascadia.render.observation_vector``; ``score`` is the game's score table now."""
+    ``envs.cascadia.observation.observation_vector``; ``score`` is the game's score table now."""
     tiles, edges, tokens, front, cells, flist, pinfo = (bst[0][i], bst[2][i], bst[3][i], bst[4][i], bst[5][i],
                                                          bst[6][i], bst[7][i])
     market, bag, ctl = bst[8][i], bst[10][i], bst[11][i]

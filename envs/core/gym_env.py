@@ -34,6 +34,7 @@ from gymnasium import spaces
 
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.game import Game, State, action_index
+from envs.core.policies import build_agent
 from envs.core.rewards import check_reward_mode, seat_value, terminal_rewards
 from envs.core.rng import numpy_generator
 
@@ -227,9 +228,7 @@ class GameEnv(gym.Env):
 
     def _build_opponent(self, opponent: Any) -> Any:
         if isinstance(opponent, (str, dict)):
-            from agents.base import make_agent
-
-            return make_agent(opponent, self.game)
+            return build_agent(opponent, self.game)
         if callable(getattr(opponent, "act", None)):
             return opponent  # an agent object, e.g. a frozen policy for self-play
         raise ConfigError(f"opponent must be an agent spec (str or dict) or an agent, got {opponent!r}")

@@ -23,6 +23,8 @@ from envs.core.textfile import read_text
 
 MEADOW, FOREST, FIELD, VILLAGE, RAIL, RIVER = range(6)
 TERRAIN_NAMES = ("meadow", "forest", "field", "village", "rail", "river")
+#: the six hex directions, in the order of the kernels' edge index
+DIRECTION_NAMES = ("E", "NE", "NW", "W", "SW", "SE")
 TERRAIN_LETTERS = "MWGVTS"
 #: the five task types, in terrain order 1..5
 TASK_TYPES = TERRAIN_NAMES[1:]

@@ -32,6 +32,7 @@ from envs.core.game import Game, ScoreSheet, State
 from envs.core.rng import new_stream
 from envs.dorfromantik import kernels as K
 from envs.dorfromantik.data import (
+    DIRECTION_NAMES,
     NUM_LANDSCAPE,
     RAIL,
     TASK_TYPES,
@@ -40,13 +41,10 @@ from envs.dorfromantik.data import (
     default_data,
     load_data,
 )
+from envs.dorfromantik.layout import PLANES, VECTOR_SIZE, dorfromantik_layout
+from envs.dorfromantik.render import render_image, render_text
 
-DIRECTION_NAMES = ("E", "NE", "NW", "W", "SW", "SE")
 SAFE_WINDOW_RADIUS = 36
-#: observation planes per window cell
-PLANES = 34
-#: length of the non-spatial part of the observation
-VECTOR_SIZE = 74
 
 
 @dataclass
@@ -508,17 +506,11 @@ class DorfromantikGame(Game):
 
     def layout(self):
         """Board planes and placements in the action window (:mod:`envs.dorfromantik.layout`)."""
-        from envs.dorfromantik.layout import dorfromantik_layout
-
         return dorfromantik_layout(self.window_radius)
 
     def render_ansi(self, state: DorfState, player: int | None = None) -> str:
-        from envs.dorfromantik.render import render_text
-
         return render_text(self, state)
 
     def render_rgb(self, state: DorfState, player: int | None = None) -> np.ndarray:
-        from envs.dorfromantik.render import render_image
-
         return render_image(self, state)
 

@@ -19,20 +19,21 @@ from __future__ import annotations
 import numpy as np
 
 from envs.core.layout import ActionLayout, GameLayout, ObservationLayout
-from envs.dorfromantik.data import TERRAIN_NAMES
+from envs.dorfromantik.data import DIRECTION_NAMES, TERRAIN_NAMES
+
+#: observation planes per window cell
+PLANES = 34
+#: length of the non-spatial part of the observation
+VECTOR_SIZE = 74
 
 
 def _plane_names() -> tuple[str, ...]:
-    from envs.dorfromantik.game import DIRECTION_NAMES
-
     edges = tuple(f"edge_{d}_{t}" for d in DIRECTION_NAMES for t in TERRAIN_NAMES[1:])
     return ("occupied",) + edges + ("legal", "open_task_missing", "flag")
 
 
 def dorfromantik_layout(window_radius: int) -> GameLayout:
     """The layout of the observation and actions of a game with ``window_radius``."""
-    from envs.dorfromantik.game import PLANES, VECTOR_SIZE
-
     side = 2 * window_radius + 1
     board = PLANES * side * side
     observation = ObservationLayout(

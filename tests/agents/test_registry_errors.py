@@ -6,7 +6,7 @@ import pytest
 
 from agents.base import make_agent
 from agents.greedy import make_greedy
-from agents.mcts import MCTSAgent
+from agents.search.mcts import MCTSAgent
 from envs.core.errors import ConfigError
 from tests.agents.toy_game import ToyGame
 
@@ -15,7 +15,7 @@ from tests.agents.toy_game import ToyGame
     ("alphazero", "unknown agent 'alphazero'; known agents: greedy, mcts, ppo, random"),
     ("", "empty agent name"),
     ("mcts:simulations", "is not of the form key=value"),
-    ("random:depth=3", "bad options for agent 'random'"),
+    ("random:depth=3", "unknown option.s. depth; known: none"),
 ])
 def test_bad_specs(spec, fragment):
     with pytest.raises(ConfigError, match=fragment):

@@ -19,7 +19,7 @@ from envs.cartographers.vector_env import make_vector_env as make_cartographers
 from envs.cascadia.env import CascadiaEnv
 from envs.cascadia.vector_env import make_vector_env as make_cascadia
 from envs.core.errors import ConfigError, IllegalActionError
-from experiments.bench_vector import random_legal_actions
+from experiments.bench.vector import random_legal_actions
 
 GAMES = {"cartographers": (make_cartographers, CartographersEnv), "cascadia": (make_cascadia, CascadiaEnv)}
 

@@ -1,7 +1,7 @@
 """A real Ray cluster on loopback for tests of the ``--address`` path: ``loopback_cluster``.
 
 ``ray start --head`` on 127.0.0.1 with a free port and a temporary directory of its own, with the
-same loopback settings :func:`experiments.ray_setup.init_ray` applies. On teardown it stops exactly
+same loopback settings :func:`experiments.common.ray_setup.init_ray` applies. On teardown it stops exactly
 the processes whose command line names that directory (``ray stop`` would stop every Ray on the
 machine, other people's included). Use it from a test module with
 ``from tests.experiments.cluster_fixture import loopback_cluster  # noqa: F401``.
@@ -23,9 +23,9 @@ from pathlib import Path
 
 import pytest
 
-from experiments.ray_setup import LOOPBACK, ray_env
+from experiments.common.ray_setup import LOOPBACK, ray_env
+from tests.paths import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 RAY_CLI = Path(sys.executable).with_name("ray")
 
 

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
 from agents.base import AGENTS
 from envs.core.registry import GAMES
+from tests.paths import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 TEST_GAMES = {"dice-race": "tests.experiments.dice_game:DiceRaceGame"}
 TEST_AGENTS = {"prefer": "tests.experiments.dice_game:PreferAgent"}
 
@@ -30,7 +29,7 @@ def registered_test_game():
 @pytest.fixture(scope="session")
 def ray_session():
     """One local Ray (2 CPUs) for every test that needs it; workers can import ``tests``."""
-    from experiments.ray_setup import init_ray
+    from experiments.common.ray_setup import init_ray
 
     path = os.environ.get("PYTHONPATH", "")
     os.environ["PYTHONPATH"] = str(REPO_ROOT) + (os.pathsep + path if path else "")

@@ -1,0 +1,362 @@
+"""Compiled turn search for Cascadia: the MCTS agent's fast path (``engine="compiled"``).
+
+A Cascadia turn is three decisions (market pair, tile position x rotation, token hex or the bag)
+whose consequences are fully known to the player: only the refill that follows is hidden. So
+this search acts on whole turns. At the first decision of a turn it
+
+1. lists candidate turns with the greedy planner (:func:`agents.greedy.cascadia.plan_turn`):
+   every market option (each pair; with a nature token every tile/token combination) x every
+   frontier position with its best rotation and its best token hex; the greedy choice first,
+   then the rest by planned value (weighted by :func:`agents.greedy.cascadia.turn_weights`: with
+   ``greedy=endgame`` a seat's last turn by its exact score change), one candidate per (market
+   option, position); token redraws (the optional three-of-a-kind one, nature-token ones) are
+   not listed, as greedy never uses them;
+2. keeps the first ``ceil(k * simulations ** alpha)`` of them (``widening=k/alpha``, the same
+   progressive-widening rule as the Python tree, applied once at the root); with
+   ``redraws=true`` the free three-of-a-kind redraw and the nature-token redraw of all four
+   tokens are added where legal (:func:`redraw_turns`): a redraw's playouts draw the new tokens
+   from the determinized bag and go on with the greedy turn; a chosen redraw is played and the
+   turn is searched again on the tokens it revealed;
+3. simulates every candidate on the same sampled futures (paired: the f-th playout of every
+   candidate sees the f-th determinization), each time playing the turn and then the whole rest
+   of the game with the compiled greedy policy for every seat (``play_greedy``), and backs up the
+   final totals of every seat;
+4. plays the candidate with the best mean total of the acting seat (max-n: each seat maximises
+   its own score), ties to the greedy order; the turn's remaining decisions follow that plan.
+   With ``objective=base`` the playouts and the last turn are valued by the acting seat's base
+   score instead (wildlife, habitats and nature tokens, without the habitat majority bonuses: the
+   score the 4-player strength tables report).
+
+On the game's last turn (every candidate ends the game) nothing hidden is left: every candidate
+turn is valued by its exact final total (or base score), with no widening and no playouts.
+
+Determinization (:func:`determinize_into`) mirrors ``CascadiaGame.determinize``: the unseen tiles
+(stack and box) are sorted into a canonical order, then shuffled with the search's own stream,
+and the chance stream for bag draws gets fresh bits, so the search never depends on the real
+order. ``simulations`` is the number of playouts per turn (spread evenly over the candidates);
+``time_limit`` makes it anytime: the first playout's duration caps how many candidates are compared,
+a future counts once every candidate has played it, the search stops at the deadline (at most one
+playout late) and, with no complete future, plays the greedy turn.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+from numba import njit
+
+from agents.explain import forced_choice, record_search
+from agents.greedy.cascadia import (
+    NATURE_COST,
+    plan_turn,
+    play_greedy,
+    preset_weights,
+    token_values,
+    turn_weights,
+)
+from agents.search.halving import run_halving
+from envs.cascadia import kernels as K
+from envs.core.errors import ConfigError
+from envs.core.rng import next_u64, shuffle_prefix
+
+STACK, CTL, RNG = 9, 11, 12  # positions in CascadiaState.board_args()
+
+
+@njit(cache=True)
+def copy_state(src, dst) -> None:
+    """Copy the 13 board arrays of ``src`` into ``dst`` (same shapes)."""
+    dst[0][:] = src[0]
+    dst[1][:] = src[1]
+    dst[2][:] = src[2]
+    dst[3][:] = src[3]
+    dst[4][:] = src[4]
+    dst[5][:] = src[5]
+    dst[6][:] = src[6]
+    dst[7][:] = src[7]
+    dst[8][:] = src[8]
+    dst[9][:] = src[9]
+    dst[10][:] = src[10]
+    dst[11][:] = src[11]
+    dst[12][:] = src[12]
+
+
+@njit(cache=True)
+def determinize_into(src, dst, stream: np.ndarray) -> None:
+    """Copy ``src`` into ``dst`` with the unseen tiles in a fresh order drawn from their canonical
+    (sorted) order and a fresh chance stream: the result ignores the real hidden order."""
+    copy_state(src, dst)
+    stack = dst[STACK]
+    pos = dst[CTL][K.C_STACK_POS]
+    n = stack.shape[0] - pos
+    unseen = np.sort(src[STACK][pos:])
+    shuffle_prefix(unseen, n, stream)
+    stack[pos:] = unseen
+    dst[RNG][0] = next_u64(stream)
+
+
+@njit(cache=True)
+def apply_turn(work, turn: np.ndarray, nbr, kind_edges, kind_info) -> None:
+    """Apply the candidate ``turn`` (up to 3 actions, -1 padded) to the state ``work``, stopping
+    at the end of the game."""
+    for i in range(turn.shape[0]):
+        a = turn[i]
+        if a < 0 or work[CTL][K.C_PHASE] == K.PHASE_OVER:
+            break
+        K.apply_action(a, work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7],
+                       work[8], work[9], work[10], work[11], work[12], nbr, kind_edges, kind_info)
+
+
+@njit(cache=True)
+def paired_playouts(st, det, work, cands, n_cands, futures, stream, nbr, kind_edges, kind_info, tables,
+                    weights, solo_min, solo_points, sums, column=K.CAT_TOTAL) -> None:
+    """Add ``futures`` paired playouts of each of the first ``n_cands`` candidate turns
+    (``cands[k]``: up to 3 actions, -1 padded) to ``sums[k, seat]`` (each seat's final score in
+    ``column``: the total, or ``K.CAT_BASE`` for the base score)."""
+    players = st[CTL][K.C_PLAYERS]
+    out = np.zeros((players, K.NUM_CAT), np.int32)
+    no_stream = np.zeros(1, np.uint64)
+    for _ in range(futures):
+        determinize_into(st, det, stream)
+        for k in range(n_cands):
+            copy_state(det, work)
+            apply_turn(work, cands[k], nbr, kind_edges, kind_info)
+            play_greedy(work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7], work[8],
+                        work[9], work[10], work[11], work[12], nbr, kind_edges, kind_info, tables, weights,
+                        0.0, no_stream)
+            K.score_all(work[2], work[3], work[5], work[7], work[11], nbr, tables, solo_min, solo_points, out)
+            for p in range(players):
+                sums[k, p] += out[p, column]
+
+
+@njit(cache=True)
+def last_turn_totals(st, det, work, cands, stream, nbr, kind_edges, kind_info, tables, solo_min, solo_points,
+                     out, column=K.CAT_TOTAL) -> bool:
+    """When every candidate turn (``cands[k]``, -1 padded) ends the game, write each one's exact
+    final score in ``column`` (the total, or ``K.CAT_BASE``) into ``out`` (float64[n, seats]) and
+    return True; False otherwise. Played on a determinization, so the real hidden order is never
+    read (and none is drawn)."""
+    players = st[CTL][K.C_PLAYERS]
+    totals = np.zeros((players, K.NUM_CAT), np.int32)
+    determinize_into(st, det, stream)
+    for k in range(cands.shape[0]):
+        copy_state(det, work)
+        apply_turn(work, cands[k], nbr, kind_edges, kind_info)
+        if work[CTL][K.C_PHASE] != K.PHASE_OVER:
+            return False
+        K.score_all(work[2], work[3], work[5], work[7], work[11], nbr, tables, solo_min, solo_points, totals)
+        for p in range(players):
+            out[k, p] = totals[p, column]
+    return True
+
+
+def candidate_turns(game, state, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate plans for the rest of the current turn, best planned value first (the greedy
+    choice first): int64[n, 3] actions (-1 padded) and their planned values."""
+    g, s = game, state
+    weights = turn_weights(weights, s.ctl)
+    p = int(s.ctl[K.C_CUR])
+    supply = int(s.ctl[K.C_SUPPLY])
+    phase = int(s.ctl[K.C_PHASE])
+    plans: list[tuple[float, int, int, int]] = []
+    if phase == K.PHASE_TOKEN:
+        cells = np.empty(K.MAX_CELLS, dtype=np.int32)
+        vals = np.empty(K.MAX_CELLS)
+        n = token_values(p, int(s.ctl[K.C_HAND_TOKEN]), s.tiles, s.tokens, s.cells, s.pinfo, g.nbr,
+                         g.kind_info, g.tables, supply, weights, cells, vals)
+        plans = [(float(vals[i]), K.A_TOKEN + int(cells[i]), -1, -1) for i in range(n)]
+        plans.append((0.0, K.A_RETURN, -1, -1))
+    else:
+        if phase == K.PHASE_MARKET:
+            options = [(K.A_PAIR + i, i, i, 0.0) for i in range(4) if s.market[0, i] >= 0]
+            if s.pinfo[p, K.P_NATURE] > 0:
+                options += [(K.A_FREE + 4 * i + j, i, j, float(weights[NATURE_COST])) for i in range(4)
+                            for j in range(4) if j != i and s.market[0, i] >= 0]
+            hands = [(a, int(s.market[0, i]), int(s.market[1, j]), cost) for a, i, j, cost in options]
+        else:
+            hands = [(-1, int(s.ctl[K.C_HAND_TILE]), int(s.ctl[K.C_HAND_TOKEN]), 0.0)]
+        values = np.empty(g.num_actions)
+        tokens = np.empty(g.num_actions, dtype=np.int64)
+        for market_action, kind, w, cost in hands:
+            values.fill(-np.inf)
+            plan_turn(p, kind, w, s.tiles, s.edges, s.tokens, s.cells, s.flist, s.pinfo, g.nbr, g.kind_edges,
+                      g.kind_info, g.tables, supply, weights, values, tokens)
+            per_cell = values[K.A_TILE:K.A_TOKEN].reshape(-1, 6)
+            best_rot = per_cell.argmax(axis=1)
+            for c in np.flatnonzero(np.isfinite(per_cell.max(axis=1))):
+                tile_action = K.A_TILE + 6 * int(c) + int(best_rot[c])
+                plan = (market_action, tile_action, int(tokens[tile_action]))
+                if market_action < 0:
+                    plan = plan[1:] + (-1,)
+                plans.append((float(per_cell[c, best_rot[c]]) - cost, *plan))
+    order = sorted(range(len(plans)), key=lambda i: -plans[i][0])  # stable: ties keep listing order
+    actions = np.array([plans[i][1:] for i in order], dtype=np.int64).reshape(-1, 3)
+    values = np.array([plans[i][0] for i in order])
+    return actions, values
+
+
+def redraw_turns(legal_mask: np.ndarray) -> np.ndarray:
+    """The token redraws ``redraws=true`` compares (int64[n, 3], -1 padded): the free
+    three-of-a-kind redraw and the nature-token redraw of all four tokens, where legal. Each is a
+    turn's first action only: its playouts go on with the greedy turn on the new tokens."""
+    turns = [a for a in (K.A_THREE, K.A_REDRAW + 15) if legal_mask[a]]
+    out = np.full((len(turns), 3), -1, dtype=np.int64)
+    out[:, 0] = turns
+    return out
+
+
+class TurnSearch:
+    """Whole-turn search for one :class:`agents.search.mcts.MCTSAgent` (see the module docstring)."""
+
+    HALVING = True  # takes halving=true (agents.search.halving)
+    REDRAWS = True  # takes redraws=true (token redraws as candidate turns)
+    GREEDY_PRESETS = True  # takes greedy=<preset> (agents.greedy.cascadia.PRESETS)
+    OBJECTIVES = {"total": K.CAT_TOTAL, "base": K.CAT_BASE}  # objective=NAME: the score column maximised
+
+    def __init__(self, agent):
+        self.agent = agent
+        self.game = agent.game
+        self.weights = preset_weights(agent.greedy)  # candidate ranking and playouts
+        self.column = self.OBJECTIVES[agent.objective]
+        self._plan: list[int] = []
+        self._plan_key: tuple[int, ...] | None = None
+
+    @staticmethod
+    def check_options(rollout: str, max_depth: int | None, determinize_every: int, simulations: int | None,
+                      ) -> None:
+        """This search always uses paired greedy playouts of whole turns; its width comes from the
+        playout budget (``simulations``, and with a time limit at most as many playouts as the
+        first one's duration says will fit)."""
+        if rollout != "greedy" or max_depth not in (None, 1) or determinize_every != 1:
+            raise ConfigError("mcts: engine=compiled for cascadia searches whole turns with greedy "
+                              "playouts: it needs rollout=greedy and no max_depth or determinize_every")
+
+    @staticmethod
+    def _key(state) -> tuple[int, ...]:
+        """The same for every decision of one turn of one game: turn, seat, the game's starter
+        tiles and the last tile dealt (so a plan never carries over to another game)."""
+        c = state.ctl
+        pos = int(c[K.C_STACK_POS])
+        return (int(c[K.C_TURN]), int(c[K.C_CUR]), pos, int(state.stack[pos - 1]),
+                *(int(t) for t in state.starters))
+
+    def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
+        """The next action of this turn's plan, searching a new plan when none fits ``state``."""
+        key = self._key(state)
+        if self._plan and self._plan_key == key and legal_mask[self._plan[0]]:
+            self.agent.last_stats = {"simulations": 0, "seconds": 0.0, "planned": True}
+            self._explain({"kind": "mcts", "chosen": self._plan[0], "planned": True,
+                           "candidates": [{"action": self._plan[0]}]})
+            return self._plan.pop(0)
+        self._plan = []
+        legal = np.flatnonzero(legal_mask)
+        if legal.size == 1:
+            return forced_choice(self.agent, int(legal[0]))
+        plan = self._search(state, legal_mask, rng)
+        self._plan = [int(a) for a in plan[1:] if a >= 0]
+        self._plan_key = key
+        return int(plan[0])
+
+    def _playout(self, src, det, work, cand: np.ndarray, future: np.ndarray, sums: np.ndarray) -> None:
+        """One greedy playout of the candidate turn ``cand`` (1 x 3) on the future seeded by ``future``
+        (left unchanged, so every candidate sees the same determinization), added to ``sums`` (1 x P)."""
+        g, d = self.game, self.game.data
+        paired_playouts(src, det, work, cand, 1, 1, future.copy(), g.nbr, g.kind_edges, g.kind_info, g.tables,
+                        self.weights, d.solo_bonus_min, d.solo_bonus_points, sums, self.column)
+
+    def _search(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+        agent, game = self.agent, self.game
+        cands, values = candidate_turns(game, state, self.weights)
+        cands = cands[legal_mask[cands[:, 0]]]
+        player = game.current_player(state)
+        k_widen, alpha = agent.widening
+        seed = int(rng.integers(2**62)) ^ (agent.seed_offset * 0x9E3779B97F4A7C15 % 2**62)
+        stream = np.array([seed], dtype=np.uint64)
+        src = state.board_args()
+        det = tuple(a.copy() for a in src)
+        work = tuple(a.copy() for a in src)
+        start = time.perf_counter()
+        exact = np.zeros((cands.shape[0], game.num_players()))
+        d = game.data
+        if last_turn_totals(src, det, work, cands, stream.copy(), game.nbr, game.kind_edges, game.kind_info,
+                            game.tables, d.solo_bonus_min, d.solo_bonus_points, exact, self.column):
+            return self._play_exact(cands, exact[:, player], start)
+        deadline = None if agent.time_limit is None else start + agent.time_limit
+        future = np.array([next_u64(stream)], dtype=np.uint64)
+        first = np.zeros((1, game.num_players()))
+        self._playout(src, det, work, cands[:1], future, first)  # candidate 0 on future 0 times a playout
+        budget = agent.simulations
+        if agent.time_limit is not None:  # no more playouts than the first one's duration says will fit
+            fit = max(1, int(agent.time_limit / max(time.perf_counter() - start, 1e-6)))
+            budget = fit if budget is None else min(budget, fit)
+        width = cands.shape[0] if k_widen <= 0 else min(cands.shape[0], math.ceil(k_widen * budget ** alpha))
+        width = max(width, 1)
+        if agent.redraws:  # compared beside the widened turns, after them (ties keep the greedy order)
+            extra = redraw_turns(legal_mask)
+            cands = np.concatenate([cands[:width], extra])
+            width += extra.shape[0]
+        if agent.halving:
+            return self._search_halving(src, det, work, cands, width, budget, stream, deadline, player, start)
+        futures = max(1, agent.simulations // width) if agent.simulations is not None else 1 << 62
+        sums = np.zeros((width, game.num_players()))
+        done = 0
+        while done < futures:
+            this = np.zeros_like(sums)
+            this[0] = first[0] if done == 0 else 0.0
+            complete = True
+            for k in range(1 if done == 0 else 0, width):  # a future counts once every candidate played it
+                if deadline is not None and time.perf_counter() >= deadline:
+                    complete = False
+                    break
+                self._playout(src, det, work, cands[k:k + 1], future, this[k:k + 1])
+            if not complete:
+                break
+            sums += this
+            done += 1
+            if deadline is not None and time.perf_counter() >= deadline:
+                break
+            future = np.array([next_u64(stream)], dtype=np.uint64)
+        means = sums[:, player] / max(done, 1)
+        best = int(np.argmax(means)) if done else 0  # first of the best: ties keep the greedy order
+        record_search(agent, cands[:width, 0], np.full(width, done), means, best, done * width, start,
+                      details=self._turns(cands[:width]))
+        return cands[best]
+
+    def _search_halving(self, src, det, work, cands: np.ndarray, width: int, budget: int, stream: np.ndarray,
+                        deadline: float | None, player: int, start: float) -> np.ndarray:
+        """``halving=true``: the first ``width`` candidates by sequential halving within ``budget``
+        playouts (:func:`agents.search.halving.run_halving`; same paired futures and greedy playouts)."""
+        agent, game = self.agent, self.game
+        seats = game.num_players()
+
+        def play(k: int, seed: int) -> np.ndarray:
+            out = np.zeros((1, seats))
+            self._playout(src, det, work, cands[k:k + 1], np.array([seed], dtype=np.uint64), out)
+            return out[0]
+
+        best, sums, counts, sims = run_halving(width, budget, seats, player, stream, play, deadline)
+        means = sums[:, player] / np.maximum(counts, 1)
+        record_search(agent, cands[:width, 0], counts, means, best, sims, start,
+                      details=self._turns(cands[:width]))
+        return cands[best]
+
+    def _play_exact(self, cands: np.ndarray, values: np.ndarray, start: float) -> np.ndarray:
+        """The game's last turn: every candidate turn valued by its exact final total (ties: greedy
+        order), no widening and no sampling."""
+        best = int(np.argmax(values))
+        record_search(self.agent, cands[:, 0], np.ones(len(cands), dtype=np.int64), values, best, 0, start,
+                      details=self._turns(cands), exact=True)
+        return cands[best]
+
+    def _turns(self, cands: np.ndarray) -> list[dict] | None:
+        """The candidate turns for an explanation (its first action stands for the turn), or None
+        when not explaining."""
+        if not self.agent.explaining:
+            return None
+        return [{"turn": [int(a) for a in c if a >= 0]} for c in cands]
+
+    def _explain(self, explanation: dict) -> None:
+        if self.agent.explaining:
+            self.agent.last_explanation = explanation
+

@@ -1,0 +1,1 @@
+"""`meeplelab bench`: engine, agent, simulation and learning-stack speed."""

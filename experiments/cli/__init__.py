@@ -1,0 +1,1 @@
+"""The `meeplelab` command line: the lazy front (`main`) and `play`."""

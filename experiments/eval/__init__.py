@@ -1,0 +1,1 @@
+"""Evaluation: paired comparisons (`eval`, `solo-eval`), ladders, statistics, reports, plots, seed suites."""

@@ -1,0 +1,1 @@
+"""Game records and the self-contained HTML replay viewer."""

@@ -1,0 +1,153 @@
+"""``meeplelab replay FILE [--out game.html] [--open]``: a game record as one self-contained HTML page.
+
+The record is replayed through the engine (and refused if it does not replay); every position
+is turned into drawing data by the game's view (:mod:`experiments.replay.views`) and embedded as
+JSON in a page whose script and style are inline (templates in ``experiments/replay/assets``):
+no network access, no server. The page shows every seat's board, the decision with the agent's
+candidates highlighted, the scores and a chart of the score categories over time; step with the
+buttons, the slider or the arrow keys, jump to a season, round or tile count, or open the page at
+decision k with ``game.html#step=k``.
+"""
+
+from __future__ import annotations
+
+import json
+import webbrowser
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import click
+
+from envs.core.game import Game, State
+from envs.core.registry import make_game
+from experiments.replay.records import Record, read_record, replay, score_dicts
+from experiments.replay.views import view_for
+
+_STAT_KEYS = ("visits", "value", "probability", "prob")
+
+
+def _asset(name: str) -> str:
+    return resources.files("experiments.replay").joinpath("assets", name).read_text(encoding="utf-8")
+
+
+def _label(game: Game, view: Any, state: State, action: int) -> str:
+    try:
+        return view.label(state, action)
+    except Exception:  # an action the view cannot word (never expected): the engine's description
+        return game.describe_action(action)
+
+
+def _candidates(game: Game, view: Any, before: State, line: dict[str, Any]) -> tuple[list[dict], str]:
+    """The candidates to highlight (the agent's, or the move alone) and a line saying whose they are."""
+    explanation = line.get("explanation") or {}
+    listed = list(explanation.get("candidates") or [])
+    if not any(int(c["action"]) == line["action"] for c in listed):
+        listed.append({"action": line["action"]})  # the move is always shown, listed or not
+    out = []
+    for entry in listed:
+        action = int(entry["action"])
+        turn = [int(a) for a in entry.get("turn", [action])]  # a search over whole turns lists them
+        where, labels, state = None, [], before.copy() if len(turn) > 1 else before
+        try:
+            for i, a in enumerate(turn):  # the turn's later actions (tile, token) are drawn too
+                labels.append(_label(game, view, state, a))
+                seen = view.candidate(state, a)
+                where = seen if where is None else {**seen, **where}
+                if i + 1 < len(turn):
+                    game.step(state, a)
+        except Exception:  # a candidate the view cannot place (never expected) is listed, not drawn
+            labels = [_label(game, view, before, a) for a in turn]
+        out.append({"action": action, "label": "; ".join(labels),
+                    "chosen": action == line["action"], "where": where,
+                    "stats": {k: entry[k] for k in _STAT_KEYS if k in entry}})
+    if not explanation:
+        return out, ""
+    what = f"{explanation.get('kind', 'agent')} candidates"
+    if explanation.get("forced") or explanation.get("planned"):
+        what = "forced: the only legal action" if explanation.get("forced") else "planned earlier this turn"
+    if "simulations" in explanation:
+        what += f" after {explanation['simulations']} simulations"
+    if "legal" in explanation:
+        what += f" (best of {explanation['legal']} legal)"
+    return out, what
+
+
+def viewer_data(record: Record, source: str = "record") -> dict[str, Any]:
+    """Every position of ``record`` as drawing data (replaying it; RecordError if it does not replay)."""
+    header = record.header
+    game = make_game(header["game"], **header["options"])
+    view = view_for(game)
+    steps: list[dict[str, Any]] = []
+
+    def add(state: State, line: dict[str, Any] | None) -> None:
+        sheets = score_dicts(game, state)
+        step = {"stage": view.stage(state), **view.position(state),
+                "scores": [{**view.chart(s), "total": s["total"]} for s in sheets],
+                "seat": -1, "move": "", "candidates": [], "explained": ""}
+        if line is not None:
+            step["candidates"], step["explained"] = _candidates(game, view, state, line)
+            step.update(seat=int(line["seat"]), move=_label(game, view, state, int(line["action"])),
+                        action=int(line["action"]))
+        steps.append(step)
+
+    final = replay(record, on_decision=lambda line, before, after: add(before, line), source=source)
+    add(final, None)
+    stages, last = [], None
+    for k, step in enumerate(steps):
+        if step["stage"] != last:
+            stages.append({"step": k, "label": step["stage"]})
+            last = step["stage"]
+    players = game.num_players()
+    agents = header.get("labels") or header["agents"]
+    title = (f"{game.name.capitalize()}, {players} player{'s' if players > 1 else ''}, "
+             f"seed {header['seed']}: "
+             + ", ".join(agents if len(set(agents)) > 1 else [f"{agents[0]} in every seat"]))
+    return {"game": game.name, "title": title, "seed": header["seed"], "agents": agents,
+            "specs": header["agents"], "seat_names": [f"player_{i}" for i in range(players)],
+            "static": view.static(),
+            "legend": view.legend(), "chart_keys": [k for k in steps[0]["scores"][0] if k != "total"],
+            "stages": stages, "steps": steps}
+
+
+def render_html(data: dict[str, Any]) -> str:
+    """The page: template, style, script and ``data`` inline."""
+    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
+    page = _asset("viewer.html")
+    for key, value in (("__TITLE__", data["title"].replace("<", "&lt;")), ("__STYLE__", _asset("viewer.css")),
+                       ("__SCRIPT__", _asset("viewer.js")), ("__DATA__", payload)):
+        page = page.replace(key, value, 1)
+    return page
+
+
+def write_replay(record_file: str | Path, out: str | Path | None = None) -> Path:
+    """Read, replay and draw ``record_file``; write the page (default: beside it, ``.html``)."""
+    record_file = Path(record_file)
+    data = viewer_data(read_record(record_file), source=f"record {record_file}")
+    out = Path(out) if out is not None else record_file.with_suffix(".html")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render_html(data), encoding="utf-8")
+    return out
+
+
+@click.command(name="replay")
+@click.argument("record_file", metavar="FILE", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--out", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="HTML file to write (default: FILE with .html).")
+@click.option("--open", "open_page", is_flag=True, help="Open the page in the default browser.")
+@click.option("--screenshot", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Also save a PNG of the page (headless chromium: make browser).")
+@click.option("--step", type=int, default=None, help="Decision shown by --screenshot (default: the last).")
+def replay_command(record_file: Path, out: Path | None, open_page: bool, screenshot: Path | None,
+                   step: int | None) -> None:
+    """Turn the game record FILE into one self-contained HTML page to watch the game."""
+    page = write_replay(record_file, out)
+    click.echo(f"wrote {page} ({page.stat().st_size // 1024} KiB); open it in any browser "
+               f"(add #step=K to open at decision K)")
+    if screenshot is not None:
+        from experiments.replay.browser import screenshot as take
+
+        png = take(page, screenshot, step if step is not None else 10**9)
+        click.echo(f"wrote {png} ({png.stat().st_size // 1024} KiB)")
+    if open_page:
+        webbrowser.open(page.resolve().as_uri())

@@ -1,0 +1,1 @@
+"""Training: PPO on RLlib, imitation warm start, the self-play league, expert iteration."""

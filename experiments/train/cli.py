@@ -1,0 +1,145 @@
+"""``meeplelab train GAME --config configs/ppo/<name>.yaml``: the command-line front of
+:mod:`experiments.train.ppo` (options override the config; the run folder is ``--out``).
+
+``--algo expert-iteration --config configs/exit/<name>.yaml`` runs :mod:`experiments.train.expert_iteration`
+instead (its own options: ``--generations``; the PPO budgets and ``--device`` are refused)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from envs.core.errors import ConfigError
+from experiments.common.output_dir import prepare_out_dir
+from experiments.common.ray_options import address_option
+from experiments.train.config import load_config
+
+ALGOS = ("ppo", "expert-iteration")
+
+
+@click.command()
+@click.argument("game")
+@click.option("--config", "config_path", required=True,
+              help="Training config (configs/ppo/*.yaml; configs/exit/*.yaml for expert iteration).")
+@click.option("--algo", default="ppo", show_default=True, help="ppo or expert-iteration.")
+@click.option("--generations", type=int, default=None,
+              help="Expert iteration: the run's total number of generations (default run.generations).")
+@click.option("--timesteps", type=int, default=None, help="Stop after this many sampled env steps.")
+@click.option("--time-budget", type=float, default=None,
+              help="Stop PPO after this many seconds of it (the warm start not counted).")
+@click.option("--wall-budget", type=float, default=None,
+              help="Stop PPO once the whole command, warm start included, has run this many seconds.")
+@click.option("--resume", "resume", type=click.Path(), default=None,
+              help="Continue the run in this folder from its last checkpoint.")
+@click.option("--out", type=click.Path(), default=None, help="Run folder (default runs/train/<config name>).")
+@address_option
+@click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", help="Learner device.")
+@click.option("--seed", type=int, default=None, help="Training seed (default: run.seed of the config).")
+@click.option("--init", "init", default=None,
+              help="Warm start: teacher:<agent spec> (imitation before PPO, e.g. teacher:greedy) or "
+                   "policy:<policy.pt or run folder> (continue from a trained network).")
+@click.option("--iterations", type=int, default=None, help="Stop after this many PPO iterations.")
+@click.option("--json", "as_json", is_flag=True, help="Print the final trainer state as JSON.")
+def train(game: str, config_path: str, algo: str, generations: int | None, timesteps: int | None,
+          time_budget: float | None, wall_budget: float | None, resume: str | None,
+          out: str | None, address: str | None, device: str, seed: int | None, init: str | None,
+          iterations: int | None, as_json: bool) -> None:
+    """Train a network for GAME: masked PPO with Ray RLlib, or expert iteration (``--algo``)."""
+    if algo not in ALGOS:
+        raise ConfigError(f"--algo must be one of {', '.join(ALGOS)}, got {algo!r}")
+    if algo == "expert-iteration":
+        given = {"--timesteps": timesteps, "--time-budget": time_budget, "--wall-budget": wall_budget,
+                 "--iterations": iterations, "--device": None if device == "cpu" else device}
+        refused = [name for name, value in given.items() if value is not None]
+        if refused:
+            raise ConfigError(f"{', '.join(refused)}: PPO option(s), not for --algo expert-iteration "
+                              "(it takes --generations)")
+        train_expert_iteration(game, config_path, generations, resume, out, address, seed, init, as_json)
+        return
+    if generations is not None:
+        raise ConfigError("--generations is an expert-iteration option (--algo expert-iteration)")
+    config = load_config(config_path)
+    check_run_options(config, config_path, game, {"--timesteps": timesteps, "--iterations": iterations},
+                      seed, init)
+    for name, seconds in (("--time-budget", time_budget), ("--wall-budget", wall_budget)):
+        if seconds is not None and not seconds > 0:
+            raise ConfigError(f"{name} must be > 0 seconds, got {seconds}")
+    from experiments.train.ppo import check_resumable, resume_point, run_training
+
+    run_dir = run_folder(config, resume, out, resume_point, check_resumable)
+    state = run_training(config, run_dir, resume=bool(resume), timesteps=timesteps, time_budget=time_budget,
+                         wall_budget=wall_budget, address=address, device=device, seed=seed, init=init,
+                         progress=not as_json, max_iterations=iterations)
+    summary = {k: state[k] for k in ("iteration", "timesteps", "best_score", "stopped_by")}
+    summary["evaluations"] = state["evaluations"][-1:] if state["evaluations"] else []
+    summary["out"] = str(run_dir)
+    if as_json:
+        click.echo(json.dumps(summary, indent=1))
+    else:
+        click.echo(f"trained {state['iteration']} iterations, {state['timesteps']:,} env steps "
+                   f"({state['stopped_by']}); checkpoints in {run_dir / 'checkpoints'}; "
+                   f"agent: ppo:{run_dir}")
+
+
+def check_run_options(config: dict[str, Any], config_path: str, game: str, counts: dict[str, int | None],
+                      seed: int | None, init: str | None) -> None:
+    """The config is for GAME, every count given is >= 1, the seed >= 0 and ``--init`` well formed."""
+    if config["game"] != game.strip().lower():
+        raise ConfigError(f"config {config_path!r} is for {config['game']}, not {game}")
+    for name, value in counts.items():
+        if value is not None and value < 1:
+            raise ConfigError(f"{name} must be >= 1, got {value}")
+    if seed is not None and seed < 0:
+        raise ConfigError(f"--seed must be >= 0, got {seed}")
+    if init is not None:
+        from experiments.train.imitation import parse_init
+
+        parse_init(init)
+
+
+def run_folder(config: dict[str, Any], resume: str | None, out: str | None,
+               resume_point: Callable[[Path], Any],
+               check_resumable: Callable[[dict[str, Any], Path], None]) -> Path:
+    """The run folder: ``--resume`` (with a complete checkpoint and a config it can follow) or a
+    new ``--out`` (default runs/train/<config name>) that holds no run yet; created here."""
+    if resume and out and Path(resume) != Path(out):
+        raise ConfigError("--resume names the run folder to continue; give it without --out")
+    run_dir = Path(resume or out or Path("runs") / "train" / config["name"])
+    if resume:
+        resume_point(run_dir)  # a folder without a complete checkpoint fails here, before anything is made
+        check_resumable(config, run_dir)
+    elif (run_dir / "checkpoints").is_dir():
+        raise ConfigError(f"{str(run_dir)!r} already holds a training run: continue it with --resume "
+                          f"{run_dir}, or give another --out")
+    prepare_out_dir(run_dir, "--resume" if resume else "--out")
+    return run_dir
+
+
+def train_expert_iteration(game: str, config_path: str, generations: int | None, resume: str | None,
+                           out: str | None, address: str | None, seed: int | None, init: str | None,
+                           as_json: bool) -> None:
+    """``train --algo expert-iteration``: check the options, run, print a summary."""
+    from experiments.train.exit_config import load_config as load_exit_config
+
+    config = load_exit_config(config_path)
+    check_run_options(config, config_path, game, {"--generations": generations}, seed, init)
+    from experiments.train.expert_iteration import check_resumable, resume_point, run_expert_iteration
+
+    run_dir = run_folder(config, resume, out, resume_point, check_resumable)
+    state = run_expert_iteration(config, run_dir, resume=bool(resume), generations=generations,
+                                 address=address, seed=seed, init=init, progress=not as_json)
+    history = state["history"]
+    summary = {"generation": state["generation"], "stopped_by": state["stopped_by"],
+               "accepted": sum(bool(h["accepted"]) for h in history), "last": history[-1:],
+               "evaluations": state["evaluations"][-1:], "out": str(run_dir)}
+    if as_json:
+        click.echo(json.dumps(summary, indent=1))
+    else:
+        search = config["search"].replace("{policy}", str(run_dir))
+        click.echo(f"expert iteration: {state['generation'] + 1} generations ({state['stopped_by']}), "
+                   f"{summary['accepted']} of {len(history)} candidates accepted; checkpoints in "
+                   f"{run_dir / 'checkpoints'}; agents: ppo:{run_dir}, {search}")

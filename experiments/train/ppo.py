@@ -1,0 +1,429 @@
+"""``meeplelab train GAME --config configs/ppo/<name>.yaml``: PPO on RLlib with masked actions.
+
+Reads top to bottom: load and validate the config, start Ray (``init_ray``: loopback unless
+``--address``), build the PPO algorithm around the project's masking RLModule, optionally warm
+start it from a teacher (imitation), then loop: one ``algo.train()`` per iteration, every numeric
+result to TensorBoard, a progress line, a paired evaluation and a checkpoint every K iterations,
+the league's promotion check for multiplayer games. Ctrl-C (SIGINT) finishes the iteration,
+saves a checkpoint and exits cleanly; ``--resume DIR`` continues from the last checkpoint with
+the same weights, optimizer state, iteration count, league and RNG state.
+
+Output folder::
+
+    OUT/config.yaml               the validated config (what --resume rebuilds from)
+    OUT/events.out.tfevents.*     TensorBoard
+    OUT/checkpoints/iter_000010/  RLlib checkpoint + trainer_state.json + policy.pt
+    OUT/policy.pt                 the latest network (torch only; ``ppo:OUT`` loads best/ first)
+    OUT/best/policy.pt            the best network by evaluation score
+    OUT/league/member_K.pt        league snapshots (multiplayer)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+
+from envs.core.errors import ConfigError
+from experiments.train.config import is_multiplayer
+from experiments.train.weights import (
+    MAIN_MODULE,
+    get_module_weights,
+    module_ids,
+    save_policy_file,
+    trained_module_id,
+)
+
+STATE_FILE = "trainer_state.json"
+
+
+# ---- building the algorithm ---------------------------------------------------------------
+
+def env_class(game: str, multi_agent: bool) -> type:
+    """The Gymnasium (or multi-agent) env class of ``game``."""
+    if game == "cartographers":
+        from envs.cartographers import env as module
+        return module.CartographersMultiAgentEnv if multi_agent else module.CartographersEnv
+    if game == "cascadia":
+        from envs.cascadia import env as module
+        return module.CascadiaMultiAgentEnv if multi_agent else module.CascadiaEnv
+    if game == "dorfromantik":
+        from envs.dorfromantik import env as module
+        return module.DorfromantikMultiAgentEnv if multi_agent else module.DorfromantikEnv
+    raise ConfigError(f"unknown game {game!r}; known games: cartographers, cascadia, dorfromantik")
+
+
+def vector_creator(game: str, players: int) -> Any | None:
+    """A natively batched vector-env creator for the game, where one exists (solo games)."""
+    if players != 1:
+        return None
+    target = {"cartographers": "envs.cartographers.vector_env",
+              "cascadia": "envs.cascadia.vector_env"}.get(game)
+    if target is None:
+        return None
+    try:
+        import importlib
+
+        return getattr(importlib.import_module(target), "make_vector_env", None)
+    except ModuleNotFoundError:
+        return None
+
+
+def model_config(config: dict[str, Any]) -> dict[str, Any]:
+    return {"game": config["game"], "game_options": dict(config["game_options"]),
+            "net": dict(config["network"])}
+
+
+def build_algorithm(config: dict[str, Any], seed: int, device: str = "cpu"):
+    """A PPO algorithm for the config (Ray must be initialised)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from agents.ppo.rl_module import MaskedBoardPPOModule
+
+    game_options = dict(config["game_options"])
+    players = int(game_options.get("players", 1))
+    multi = is_multiplayer(config)
+    res, ppo = config["resources"], config["ppo"]
+    env_config = {**game_options, "reward": config["env"]["reward"]}
+    if config["game"] == "dorfromantik" and players > 1:
+        env_config["shared_reward"] = True
+    spec = RLModuleSpec(module_class=MaskedBoardPPOModule, model_config=model_config(config))
+    algo_config = PPOConfig().debugging(seed=seed)
+    runners: dict[str, Any] = {"num_env_runners": res["num_env_runners"],
+                               "num_envs_per_env_runner": res["num_envs_per_env_runner"]}
+    # the batched vector envs pay the score reward only; other rewards take Gymnasium's per-env loop
+    batched = config["env"]["vectorized"] and config["env"]["reward"] == "score"
+    creator = vector_creator(config["game"], players) if batched else None
+    if multi:
+        from experiments.train.league import policy_mapping_fn
+
+        env_config.setdefault("illegal_action", "penalize")
+        algo_config = algo_config.environment(env_class(config["game"], True), env_config=env_config,
+                                              disable_env_checking=True)
+        ids = module_ids(config)
+        algo_config = algo_config.multi_agent(policies=set(ids), policy_mapping_fn=policy_mapping_fn,
+                                              policies_to_train=[MAIN_MODULE])
+        algo_config = algo_config.rl_module(rl_module_spec=MultiRLModuleSpec(
+            rl_module_specs={mid: spec for mid in ids}))
+    else:
+        if creator is not None:
+            from ray import tune
+
+            name = f"meeplelab-{config['game']}-vector"
+            tune.register_env(name, creator)
+            algo_config = algo_config.environment(name, env_config=env_config)
+            runners["gym_env_vectorize_mode"] = "vector_entry_point"
+        else:
+            algo_config = algo_config.environment(env_class(config["game"], False), env_config=env_config)
+        algo_config = algo_config.rl_module(rl_module_spec=spec)
+    gpus = res["num_gpus_per_learner"] if device == "cuda" else 0
+    if device == "cuda" and gpus == 0:
+        gpus = 1
+    algo_config = (algo_config.env_runners(**runners)
+                   .learners(num_learners=res["num_learners"], num_gpus_per_learner=gpus)
+                   .training(lr=ppo["lr"], gamma=ppo["gamma"], lambda_=ppo["lambda"],
+                             clip_param=ppo["clip_param"],
+                             entropy_coeff=ppo["entropy_coeff"],
+                             vf_loss_coeff=ppo["vf_loss_coeff"] / config["network"]["value_scale"] ** 2,
+                             vf_clip_param=ppo["vf_clip_param"], kl_coeff=ppo["kl_coeff"],
+                             use_kl_loss=ppo["kl_coeff"] > 0, grad_clip=ppo["grad_clip"],
+                             train_batch_size_per_learner=ppo["train_batch_size"],
+                             minibatch_size=ppo["minibatch_size"], num_epochs=ppo["num_epochs"]))
+    return algo_config.build_algo()
+
+
+# ---- metrics --------------------------------------------------------------------------------
+
+def flatten_numbers(result: dict[str, Any], prefix: str = "") -> dict[str, float]:
+    """Every finite numeric leaf of an RLlib result dict, keyed by its path (config excluded)."""
+    out: dict[str, float] = {}
+    for key, value in result.items():
+        if key == "config":
+            continue
+        path = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.update(flatten_numbers(value, path + "/"))
+        elif isinstance(value, bool):
+            continue
+        elif isinstance(value, int | float | np.integer | np.floating) and math.isfinite(float(value)):
+            out[path] = float(value)
+    return out
+
+
+def headline(metrics: dict[str, float], module_id: str) -> dict[str, float]:
+    """The few numbers shown on the terminal each iteration."""
+    def pick(*keys: str) -> float:
+        for key in keys:
+            if key in metrics:
+                return metrics[key]
+        return float("nan")
+
+    return {
+        "return": pick(f"env_runners/module_episode_returns_mean/{module_id}",
+                       f"env_runners/module_episode_return_mean/{module_id}",
+                       "env_runners/episode_return_mean"),
+        "entropy": pick(f"learners/{module_id}/entropy"),
+        "kl": pick(f"learners/{module_id}/mean_kl_loss"),
+        "vf_explained_var": pick(f"learners/{module_id}/vf_explained_var"),
+    }
+
+
+# ---- checkpoints ----------------------------------------------------------------------------
+
+def checkpoint_dirs(out: Path) -> list[Path]:
+    """Complete checkpoints (those whose trainer_state.json was written), oldest first."""
+    root = out / "checkpoints"
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if p.is_dir() and (p / STATE_FILE).is_file())
+
+
+def save_checkpoint(algo, out: Path, config: dict[str, Any], state: dict[str, Any], keep: int = 3) -> Path:
+    """RLlib checkpoint + trainer state + policy.pt in ``checkpoints/iter_N``; also ``OUT/policy.pt``.
+
+    The trainer state is written last, so a checkpoint interrupted while being written is never
+    taken for a complete one. Only the newest ``keep`` checkpoints are kept."""
+    path = out / "checkpoints" / f"iter_{state['iteration']:06d}"
+    if path.exists():
+        shutil.rmtree(path)
+    algo.save_to_path(str(path.resolve()))
+    weights = get_module_weights(algo, trained_module_id(config))
+    meta = {"iteration": state["iteration"], "timesteps": state["timesteps"]}
+    save_policy_file(path / "policy.pt", config, weights, meta)
+    shutil.copyfile(path / "policy.pt", out / "policy.pt.tmp")
+    (out / "policy.pt.tmp").replace(out / "policy.pt")
+    (path / STATE_FILE).write_text(json.dumps(state, indent=1), encoding="utf-8")
+    for old in checkpoint_dirs(out)[:-keep]:
+        shutil.rmtree(old, ignore_errors=True)
+    return path
+
+
+def load_trainer_state(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads((path / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"checkpoint {str(path)!r} is corrupt: {STATE_FILE} unreadable ({exc})") from None
+
+
+#: config sections that fix the modules' shapes and the env: a resumed run must keep them
+RESUME_FIXED = ("game", "game_options", "network", "league")
+
+
+def check_resumable(config: dict[str, Any], out: Path) -> None:
+    """ConfigError when the config differs from the run's saved one where the checkpoint cannot
+    follow (game, options, network, league slots); budgets and PPO settings may change."""
+    saved_path = out / "config.yaml"
+    if not saved_path.is_file():
+        return
+    saved = yaml.safe_load(saved_path.read_text(encoding="utf-8")) or {}
+    for key in RESUME_FIXED:
+        mine, theirs = config.get(key), saved.get(key)
+        if key == "game_options":
+            mine, theirs = {"players": 1, **(mine or {})}, {"players": 1, **(theirs or {})}
+        if mine != theirs:
+            raise ConfigError(f"--resume {out}: the config's {key} {config.get(key)!r} differs from the "
+                              f"run's {saved.get(key)!r} (in {saved_path})")
+
+
+def resume_point(out: Path) -> Path:
+    """The last complete checkpoint of a run folder (ConfigError when there is none)."""
+    if not out.is_dir():
+        raise ConfigError(f"--resume: {str(out)!r} is not a training run folder")
+    found = checkpoint_dirs(out)
+    if not found:
+        raise ConfigError(f"--resume: no complete checkpoint under {str(out / 'checkpoints')!r}")
+    return found[-1]
+
+
+# ---- the run --------------------------------------------------------------------------------
+
+class StopFlag:
+    """Set by SIGINT: the loop finishes the iteration, saves and returns."""
+
+    def __init__(self) -> None:
+        self.stop = False
+        self._previous: Any = None
+
+    def __enter__(self) -> StopFlag:
+        self._previous = signal.signal(signal.SIGINT, self._handle)
+        return self
+
+    def _handle(self, signum, frame) -> None:
+        if self.stop:  # a second Ctrl-C: give up at once
+            raise KeyboardInterrupt
+        self.stop = True
+
+    def __exit__(self, *exc: Any) -> None:
+        signal.signal(signal.SIGINT, self._previous)
+
+
+def run_training(config: dict[str, Any], out: Path, *, resume: bool = False, timesteps: int | None = None,
+                 time_budget: float | None = None, wall_budget: float | None = None,
+                 address: str | None = None, device: str = "cpu",
+                 seed: int | None = None, init: str | None = None, progress: bool = True,
+                 max_iterations: int | None = None) -> dict[str, Any]:
+    """Train; return the final trainer state (iteration, timesteps, best evaluation...).
+
+    ``time_budget`` counts PPO seconds only; ``wall_budget`` counts from this call (warm start included).
+    """
+    command_started = time.monotonic()
+    from torch.utils.tensorboard import SummaryWriter
+
+    from experiments.common.ray_setup import init_ray
+    from experiments.train.evaluation import TrainingEvaluator
+    from experiments.train.league import League
+
+    run = config["run"]
+    seed = run["seed"] if seed is None else seed
+    target = timesteps or run["timesteps"]
+    budget = time_budget if time_budget is not None else run["time_budget"]
+    checkpoint = resume_point(out) if resume else None
+    if checkpoint is not None:
+        check_resumable(config, out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    if device == "cuda":
+        import torch
+
+        if not torch.cuda.is_available() and not address:
+            raise ConfigError("--device cuda: torch sees no GPU on this machine")
+    init_ray(num_cpus=config["resources"]["num_cpus"], address=address)
+    algo = build_algorithm(config, seed=seed, device=device)
+    state: dict[str, Any] = {"iteration": 0, "timesteps": 0, "best_score": None, "seed": seed,
+                             "rng": np.random.default_rng(seed).bit_generator.state, "league": None,
+                             "evaluations": []}
+    if checkpoint is not None:
+        algo.restore_from_path(str(checkpoint.resolve()))
+        state = load_trainer_state(checkpoint)
+    rng = np.random.default_rng()
+    rng.bit_generator.state = state["rng"]
+    writer = SummaryWriter(log_dir=str(out))
+    eval_seeds = tuple(range(run["eval_seed"], run["eval_seed"] + run["eval_games"]))
+    evaluator = TrainingEvaluator(config["game"], config["game_options"], eval_seeds)
+    mid = trained_module_id(config)
+    league = League.from_state(config, out, state["league"]) if is_multiplayer(config) and \
+        config["league"]["enabled"] else None
+    with StopFlag() as flag:  # Ctrl-C during the warm start stops after it, with a checkpoint
+        if checkpoint is None:
+            configured = config["imitation"]["teacher"]
+            teacher = init or (f"teacher:{configured}" if configured else None)
+            if teacher and teacher.startswith("policy:"):
+                from experiments.train.imitation import load_initial_policy
+
+                load_initial_policy(algo, config, teacher)
+                evaluate_and_log(algo, config, evaluator, writer, out, state, mid, step=0)
+            elif teacher:
+                from experiments.train.imitation import warm_start
+
+                warm_start(algo, config, teacher, writer, out, mid, progress=progress, stop=lambda: flag.stop)
+                evaluate_and_log(algo, config, evaluator, writer, out, state, mid, step=0)
+            if league is not None:
+                league.start(algo)
+        elif league is not None:
+            league.restore(algo)
+        started = time.monotonic()
+        with _progress(progress, target, state["timesteps"]) as bar:
+            while state["timesteps"] < target and not flag.stop:
+                if budget is not None and time.monotonic() - started >= budget:
+                    break
+                if wall_budget is not None and time.monotonic() - command_started >= wall_budget:
+                    break
+                if max_iterations is not None and state["iteration"] >= max_iterations:
+                    break
+                t0 = time.monotonic()
+                result = algo.train()
+                metrics = flatten_numbers(result)
+                state["iteration"] += 1
+                state["timesteps"] = int(metrics.get("num_env_steps_sampled_lifetime", state["timesteps"]))
+                elapsed = time.monotonic() - t0
+                metrics["perf/iteration_seconds"] = elapsed
+                sampled = metrics.get("env_runners/num_env_steps_sampled", 0.0)
+                metrics["perf/sampled_env_steps_per_s"] = sampled / max(elapsed, 1e-9)
+                for key, value in metrics.items():
+                    writer.add_scalar(key, value, state["timesteps"])
+                if league is not None and state["iteration"] % config["league"]["promote_every"] == 0:
+                    league.check_promotion(algo, writer, state["timesteps"], rng, state["iteration"])
+                last_eval = None
+                if run["eval_every"] and state["iteration"] % run["eval_every"] == 0:
+                    last_eval = evaluate_and_log(algo, config, evaluator, writer, out, state, mid,
+                                                 state["timesteps"])
+                if state["iteration"] % run["checkpoint_every"] == 0:
+                    _save(algo, out, config, state, rng, league)
+                bar.update(state, headline(metrics, mid), metrics["perf/sampled_env_steps_per_s"], last_eval)
+        state["stopped_by"] = "interrupt" if flag.stop else "budget"
+        _save(algo, out, config, state, rng, league)
+    writer.flush()
+    writer.close()
+    algo.stop()
+    return state
+
+
+def _save(algo, out: Path, config: dict[str, Any], state: dict[str, Any], rng: np.random.Generator,
+          league) -> Path:
+    state["rng"] = rng.bit_generator.state
+    if league is not None:
+        state["league"] = league.state()
+    return save_checkpoint(algo, out, config, state)
+
+
+def evaluate_and_log(algo, config: dict[str, Any], evaluator, writer, out: Path, state: dict[str, Any],
+                     mid: str, step: int) -> dict[str, float]:
+    """Paired evaluation of the current network; logs it and keeps ``best/`` up to date."""
+    weights = get_module_weights(algo, mid)
+    path = save_policy_file(out / "eval" / "policy.pt", config, weights,
+                            {"iteration": state["iteration"], "timesteps": state["timesteps"]})
+    result = evaluator.evaluate(str(path))
+    for key, value in result.items():
+        writer.add_scalar(f"eval/{key}", value, step)
+    score = result.get("mean_evaluation", result["mean_score"])
+    state["evaluations"].append({"iteration": state["iteration"], "timesteps": step, **result})
+    if state["best_score"] is None or score > state["best_score"]:
+        state["best_score"] = score
+        (out / "best").mkdir(exist_ok=True)
+        shutil.copyfile(path, out / "best" / "policy.pt")
+    return result
+
+
+class _progress:
+    """A rich progress bar with the latest iteration's numbers (or nothing)."""
+
+    def __init__(self, enabled: bool, total: int, done: int):
+        self.enabled, self.total, self.done = enabled, total, done
+        self.last_eval = ""
+
+    def __enter__(self) -> _progress:
+        if self.enabled:
+            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+
+            self.progress = Progress(TextColumn("[bold]train"), BarColumn(),
+                                     TextColumn("{task.completed:,}/{task.total:,} steps"),
+                                     TimeElapsedColumn(), TextColumn("{task.description}"))
+            self.progress.start()
+            self.task = self.progress.add_task("", total=self.total, completed=self.done)
+        return self
+
+    def update(self, state: dict[str, Any], head: dict[str, float], steps_per_s: float,
+               evaluation: dict[str, float] | None) -> None:
+        if not self.enabled:
+            return
+        if evaluation is not None:
+            key = "mean_evaluation" if "mean_evaluation" in evaluation else "mean_score"
+            self.last_eval = (f" | eval {evaluation[key]:.1f} (vs greedy {evaluation['diff_vs_greedy']:+.1f} "
+                              f"[{evaluation['diff_vs_greedy_ci_low']:+.1f}, "
+                              f"{evaluation['diff_vs_greedy_ci_high']:+.1f}])")
+        text = (f"it {state['iteration']} return {head['return']:.1f} entropy {head['entropy']:.2f} "
+                f"kl {head['kl']:.4f} {steps_per_s:,.0f} steps/s{self.last_eval}")
+        self.progress.update(self.task, completed=min(state["timesteps"], self.total), description=text)
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.enabled:
+            self.progress.stop()
