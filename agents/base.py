@@ -36,6 +36,13 @@ AGENTS: dict[str, str] = {
     "random": "agents.random:RandomAgent",
     "greedy": "agents.greedy:make_greedy",
     "mcts": "agents.search.mcts:MCTSAgent",
+    # one name per search (agents/search/names.py); each equals an mcts spec with its switches set
+    "uct": "agents.search.names:uct",
+    "puct": "agents.search.names:puct",
+    "root": "agents.search.names:root",
+    "flat": "agents.search.names:flat",
+    "turn": "agents.search.names:turn",
+    "placement": "agents.search.names:placement",
     "ppo": "agents.ppo.agent:make_ppo",
 }
 

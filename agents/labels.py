@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import PurePath
 from typing import Any
 
+from agents.search.catalog import SEARCHES
 from agents.spec import parse_agent_spec
 from envs.core.errors import ConfigError
 
@@ -66,6 +67,9 @@ def short_label(name: str, options: dict[str, Any]) -> str:
         return name
     if name == "mcts":
         return _mcts_label(options)
+    if name in SEARCHES:  # a search by its own name: the mcts label of the same agent, renamed
+        inner = _mcts_label({**SEARCHES[name].fixed, **options}).split("(", 1)[1]
+        return f"{name}({inner.replace(', compiled', '')}"
     if name == "ppo" and set(options) == {"path"}:
         path = PurePath(str(options["path"]))
         return f"ppo({path.parent.name if path.suffix else path.name})"
