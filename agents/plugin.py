@@ -11,7 +11,8 @@ from agents.base import make_agent
 from envs.core import policies
 
 #: games whose greedy agent has a compiled playout: module with ``greedy_rollout(game, state, seed)``
-GREEDY_ROLLOUTS = {"cartographers": "agents.greedy.cartographers", "cascadia": "agents.greedy.cascadia"}
+GREEDY_ROLLOUTS = {"cartographers": "agents.greedy.cartographers", "cascadia": "agents.greedy.cascadia",
+                   "dorfromantik": "agents.greedy.dorfromantik"}
 
 
 def _greedy_rollout(module_name: str, **options: Any):
@@ -25,3 +26,4 @@ def register() -> None:
     policies.register_agent_builder(make_agent)
     policies.register_rollout("cartographers", "greedy", _greedy_rollout(GREEDY_ROLLOUTS["cartographers"]))
     policies.register_rollout("cascadia", "greedy", _greedy_rollout(GREEDY_ROLLOUTS["cascadia"], epsilon=0.0))
+    policies.register_rollout("dorfromantik", "greedy", _greedy_rollout(GREEDY_ROLLOUTS["dorfromantik"]))

@@ -33,15 +33,17 @@ from typing import Any
 import numpy as np
 
 from agents.greedy import ValueGreedy, check_game, parse_weights
+from agents.greedy import dorfromantik_kernels as GK
 from envs.core.errors import ConfigError
 from envs.core.game import Game, State
+from envs.core.rng import new_stream
 from envs.dorfromantik import kernels as K
 
 #: retuned on compiled greedy games (see the module docstring)
-SELFPLAY_WEIGHTS = K.DEFAULT_WEIGHTS.copy()
-SELFPLAY_WEIGHTS[[K.WEIGHT_NAMES.index(name) for name in ("fail", "match")]] = 0.0
+SELFPLAY_WEIGHTS = GK.DEFAULT_WEIGHTS.copy()
+SELFPLAY_WEIGHTS[[GK.WEIGHT_NAMES.index(name) for name in ("fail", "match")]] = 0.0
 #: named weight sets: ``greedy:preset=NAME`` and the compiled search's ``greedy=NAME``
-PRESETS = {"default": K.DEFAULT_WEIGHTS, "selfplay": SELFPLAY_WEIGHTS}
+PRESETS = {"default": GK.DEFAULT_WEIGHTS, "selfplay": SELFPLAY_WEIGHTS}
 
 
 def preset_weights(preset: str) -> np.ndarray:
@@ -59,14 +61,14 @@ class DorfromantikGreedyAgent(ValueGreedy):
     def __init__(self, game: Game, preset: str = "default", **weights: Any):
         check_game(game, "dorfromantik")
         self.game = game
-        self.weights = parse_weights("dorfromantik", weights, K.WEIGHT_NAMES, preset_weights(preset))
+        self.weights = parse_weights("dorfromantik", weights, GK.WEIGHT_NAMES, preset_weights(preset))
         self._mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
         self._values = np.zeros((K.MAX_FRONTIER, 6), np.float64)
 
     def action_values(self, state: State) -> tuple[np.ndarray, np.ndarray]:
         """Every legal action inside the window and its greedy value."""
         game = self.game
-        K.greedy_values(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.meta,
+        GK.greedy_values(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.meta,
                         game._rot_edges, game._task_type, game._flag, self.weights, self._mask, self._values)
         n = int(state.meta[K.M_FRONT])
         slots, rots = np.nonzero(self._mask[:n])
@@ -81,3 +83,13 @@ class DorfromantikGreedyAgent(ValueGreedy):
 
 
 GreedyAgent = DorfromantikGreedyAgent
+
+
+def greedy_rollout(game: Game, state: State, seed: int) -> np.ndarray:
+    """Compiled greedy playout of ``state`` (consumed) to the end with the default weights; the shared
+    final score for every seat (``DorfromantikGame.rollout_returns(..., policy="greedy")``)."""
+    stream = new_stream(int(seed), "dorfromantik/rollout")
+    GK.play_greedy(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck, state.meta,
+                   game._rot_edges, game._task_type, game._flag, GK.DEFAULT_WEIGHTS, stream, game._mask)
+    total = float(game.score_vector(state)[K.S_TOTAL])
+    return np.full(game.players, total, dtype=np.float64)

@@ -49,6 +49,7 @@ import time
 import numpy as np
 
 from agents.explain import forced_choice, search_statistics
+from agents.greedy import dorfromantik_kernels as GK
 from agents.greedy.dorfromantik import preset_weights
 from agents.search import placement_kernels as DK
 from agents.search.placement_endgame import Endgame, TooLarge, applies, parse_exact_tiles
@@ -66,13 +67,13 @@ DEFAULT_EXACT_TILES = 1
 MARGIN_SE = 1.0
 
 
-def candidate_placements(game, state, legal_mask: np.ndarray, weights: np.ndarray = K.DEFAULT_WEIGHTS,
+def candidate_placements(game, state, legal_mask: np.ndarray, weights: np.ndarray = GK.DEFAULT_WEIGHTS,
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Candidates in search order (module doc, step 1): actions, kernel (cell, rot) pairs and greedy
     values (with the greedy ``weights``)."""
     mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
     values = np.zeros((K.MAX_FRONTIER, 6), np.float64)
-    K.greedy_values(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.meta,
+    GK.greedy_values(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.meta,
                     game._rot_edges, game._task_type, game._flag, weights, mask, values)
     n = int(state.meta[K.M_FRONT])
     slots, rots = np.nonzero(mask[:n])

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from agents.greedy import dorfromantik_kernels as GK
 from envs.core.errors import ConfigError
 from envs.dorfromantik import kernels as K
 
@@ -62,7 +63,7 @@ class TooLarge(Exception):
 class Endgame:
     """Exact expected final scores of placements (module doc) for one game's data."""
 
-    def __init__(self, game, weights: np.ndarray = K.DEFAULT_WEIGHTS):
+    def __init__(self, game, weights: np.ndarray = GK.DEFAULT_WEIGHTS):
         self.game = game
         self.weights = weights  # the greedy weights of the later placements
         self._mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
@@ -130,7 +131,7 @@ class Endgame:
             meta[K.M_SET_ASIDE] += 1
             return self._expect(s)
         self._values[:] = -np.inf
-        K.greedy_values(cells, frontier, placed, uf, tasks, meta, g._rot_edges, g._task_type, g._flag,
+        GK.greedy_values(cells, frontier, placed, uf, tasks, meta, g._rot_edges, g._task_type, g._flag,
                         self.weights, self._mask, self._values)
         n = int(meta[K.M_FRONT])
         k = int(np.argmax(np.where(self._mask[:n], self._values[:n], -np.inf)))

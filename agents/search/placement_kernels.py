@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents.greedy import dorfromantik_kernels as GK
 from envs.core.rng import shuffle_prefix
 from envs.dorfromantik import kernels as K
 
@@ -74,7 +75,7 @@ def playout(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier,
     K.place(w_cells, w_frontier, w_placed, w_uf, w_tasks, w_meta, rot_edges, task_type, cell, rot)
     K.advance(w_cells, w_frontier, w_deck, w_meta, rot_edges, task_type)
     if greedy:
-        K.play_greedy(w_cells, w_frontier, w_placed, w_uf, w_tasks, w_deck, w_meta, rot_edges, task_type,
+        GK.play_greedy(w_cells, w_frontier, w_placed, w_uf, w_tasks, w_deck, w_meta, rot_edges, task_type,
                       flag, weights, stream, mask)
     else:
         K.play_random(w_cells, w_frontier, w_placed, w_uf, w_tasks, w_deck, w_meta, rot_edges, task_type,

@@ -29,6 +29,7 @@ import numpy as np
 
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.game import Game, ScoreSheet, State
+from envs.core.policies import rollout_names, rollout_policy
 from envs.core.rng import new_stream
 from envs.dorfromantik import kernels as K
 from envs.dorfromantik.data import (
@@ -442,17 +443,16 @@ class DorfromantikGame(Game):
 
     def rollout_returns(self, state: DorfState, seed: int, policy: str = "random") -> np.ndarray:
         """Play ``state`` (consumed) to the end inside numba; the shared final score for every seat."""
-        if policy not in ("random", "greedy"):
-            raise ConfigError(f"unknown rollout policy {policy!r}; use 'random' or 'greedy'")
+        if policy != "random":
+            rollout = rollout_policy(self.name, policy)
+            if rollout is None:
+                known = ", ".join(rollout_names(self.name))
+                raise ConfigError(f"unknown rollout policy {policy!r}; known: {known}")
+            return rollout(self, state, seed)
         stream = new_stream(int(seed), "dorfromantik/rollout")
-        if policy == "greedy":
-            K.play_greedy(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck,
-                          state.meta, self._rot_edges, self._task_type, self._flag, K.DEFAULT_WEIGHTS, stream,
-                          self._mask)
-        else:
-            log = np.zeros((0, 2), np.int32)
-            K.play_random(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck,
-                          state.meta, self._rot_edges, self._task_type, stream, self._mask, log)
+        log = np.zeros((0, 2), np.int32)
+        K.play_random(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck,
+                      state.meta, self._rot_edges, self._task_type, stream, self._mask, log)
         total = float(self.score_vector(state)[K.S_TOTAL])
         return np.full(self.players, total, dtype=np.float64)
 

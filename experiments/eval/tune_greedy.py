@@ -114,6 +114,7 @@ def _cascadia(players: int, metric: str) -> GreedyModel:
 
 
 def _dorfromantik() -> GreedyModel:
+    from agents.greedy import dorfromantik_kernels as GK
     from agents.greedy.dorfromantik import preset_weights
     from envs.core.rng import new_stream
     from envs.dorfromantik import kernels as K
@@ -124,12 +125,12 @@ def _dorfromantik() -> GreedyModel:
         totals = np.zeros(games)
         for i in range(games):
             s = game.new_game(first + i)
-            K.play_greedy(s.cells, s.frontier, s.placed, s.uf, s.tasks, s.deck, s.meta, game._rot_edges,
+            GK.play_greedy(s.cells, s.frontier, s.placed, s.uf, s.tasks, s.deck, s.meta, game._rot_edges,
                           game._task_type, game._flag, weights, new_stream(first + i, "tune"), game._mask)
             totals[i] = float(game.score_vector(s)[K.S_TOTAL])
         return totals
 
-    return GreedyModel(tuple(K.WEIGHT_NAMES), (), preset_weights, score, "total")
+    return GreedyModel(tuple(GK.WEIGHT_NAMES), (), preset_weights, score, "total")
 
 
 @dataclass

@@ -23,12 +23,12 @@ import numpy as np
 
 from agents.base import make_agent
 from agents.greedy import cartographers_kernels as CG
+from agents.greedy import dorfromantik_kernels as DGK
 from agents.greedy.cartographers import GreedyAgent as CartographersGreedy
 from agents.greedy.cascadia import DEFAULT_WEIGHTS as CASCADIA_WEIGHTS
 from agents.greedy.cascadia import CascadiaGreedyAgent as CascadiaGreedy
 from agents.greedy.dorfromantik import DorfromantikGreedyAgent as DorfromantikGreedy
 from agents.random import RandomAgent
-from envs.dorfromantik import kernels as DK
 from experiments.sim.cartographers import cartographers_columns
 from experiments.sim.cascadia import cascadia_columns
 from experiments.sim.dorfromantik import dorfromantik_columns
@@ -38,7 +38,7 @@ from experiments.sim.dorfromantik import dorfromantik_columns
 CHUNKS: dict[str, tuple[type, np.ndarray, Callable[..., dict[str, list[Any]]]]] = {
     "cartographers": (CartographersGreedy, CG.DEFAULT_WEIGHTS, cartographers_columns),
     "cascadia": (CascadiaGreedy, np.array(list(CASCADIA_WEIGHTS.values()), np.float64), cascadia_columns),
-    "dorfromantik": (DorfromantikGreedy, DK.DEFAULT_WEIGHTS, dorfromantik_columns),
+    "dorfromantik": (DorfromantikGreedy, DGK.DEFAULT_WEIGHTS, dorfromantik_columns),
 }
 
 

@@ -6,7 +6,7 @@ each turn exactly as the engine does (the floor midpoint of the placed tiles' bo
 the legal positions when the board outgrows the window) and codes each legal placement inside the
 window as ``(wr * side + wq) * 6 + rot``. The random seat takes the ``rng.integers(n)``-th code in
 ascending order, as :class:`agents.random.RandomAgent` does on the legal mask; the greedy seat
-values the placements with the engine's ``greedy_values`` and picks among the best in the order
+values the placements with the greedy kernels' ``greedy_values`` and picks among the best in the order
 :class:`agents.greedy.dorfromantik.DorfromantikGreedyAgent` lists them (frontier slot, then
 rotation), ties broken by ``rng.integers``. Rows equal the Python engine's (tested).
 """
@@ -20,6 +20,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import agent_label
+from agents.greedy import dorfromantik_kernels as GK
 from envs.dorfromantik import kernels as DK
 from envs.dorfromantik.data import TASK_TYPES
 from envs.dorfromantik.legal import fast_legal_moves, tile_signatures
@@ -127,7 +128,7 @@ def dorfromantik_game(cells, frontier, placed, uf, tasks, deck, meta, rot_edges,
         if policy[seat] == 0:
             count = fast_legal_moves(cells, frontier, uf, meta, rot_edges, task_type, tile_sig, lmask)
         else:  # the values of the legal moves, lmask filled by the same legal_moves
-            count = DK.greedy_values(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag,
+            count = GK.greedy_values(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag,
                                      weights[seat], lmask, gvalues)
         cq, cr = window_centre(frontier, meta, lmask, count, radius)
         n = 0

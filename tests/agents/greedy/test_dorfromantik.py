@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from agents.base import make_agent
+from agents.greedy import dorfromantik_kernels as GK
 from agents.greedy.dorfromantik import DorfromantikGreedyAgent, GreedyAgent, preset_weights
 from envs.core.errors import ConfigError
 from envs.core.rng import numpy_generator
-from envs.dorfromantik import kernels as K
 from envs.dorfromantik.game import DorfromantikGame
 from experiments.eval.tune_greedy import greedy_model
 from tests.envs.dorfromantik.helpers import put
@@ -74,11 +74,11 @@ def test_compiled_greedy_rollout(game):
 def test_presets_set_the_weights_and_single_options_override_them(game):
     selfplay = preset_weights("selfplay")
     assert np.array_equal(make_agent("greedy:preset=selfplay", game).weights, selfplay)
-    assert np.array_equal(make_agent("greedy", game).weights, K.DEFAULT_WEIGHTS)
-    changed = [name for i, name in enumerate(K.WEIGHT_NAMES) if selfplay[i] != K.DEFAULT_WEIGHTS[i]]
+    assert np.array_equal(make_agent("greedy", game).weights, GK.DEFAULT_WEIGHTS)
+    changed = [name for i, name in enumerate(GK.WEIGHT_NAMES) if selfplay[i] != GK.DEFAULT_WEIGHTS[i]]
     assert changed == ["fail", "match"] and not selfplay[[1, 3]].any()
     agent = make_agent("greedy:preset=selfplay,line=0.3", game)
-    assert agent.weights[K.WEIGHT_NAMES.index("line")] == 0.3 and agent.weights[1] == 0.0
+    assert agent.weights[GK.WEIGHT_NAMES.index("line")] == 0.3 and agent.weights[1] == 0.0
     with pytest.raises(ConfigError, match="unknown preset 'clever'; known: default, selfplay"):
         make_agent("greedy:preset=clever", game)
 
