@@ -39,6 +39,7 @@ from envs.cartographers.data import (
     load_cartographers_data,
 )
 from envs.cartographers.layout import cartographers_layout
+from envs.cartographers.observation import observation_vector
 from envs.cartographers.render import render_ansi, render_rgb
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.game import Game, ScoreSheet, State, action_index
@@ -459,13 +460,8 @@ class CartographersGame(Game):
     # ---- views ---------------------------------------------------------------------------------
 
     def observation(self, state: CartographersState, player: int) -> np.ndarray:
-        """float32[OBS_SIZE] (2152): own map one-hot (8 x 121), printed ruins (121), the map being
-        drawn on in an ambush (8 x 121, zeros otherwise), current card one-hot (17), season
-        one-hot (4) + time/8 + threshold/8 + active edicts (4), coins/14, ruins pending, phase
-        explore/ambush, and the scoring card of each edict A-D one-hot (4 x 16)."""
-        out = np.zeros(K.OBS_SIZE, dtype=np.float32)
-        K.observation_into(state.arrays(), self.tb, int(player), out)
-        return out
+        """What ``player`` sees (:func:`envs.cartographers.observation.observation_vector`)."""
+        return observation_vector(self, state, player)
 
     def layout(self):
         """Board planes, vector features and spatial actions (:mod:`envs.cartographers.layout`)."""

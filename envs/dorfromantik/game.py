@@ -43,6 +43,7 @@ from envs.dorfromantik.data import (
     load_data,
 )
 from envs.dorfromantik.layout import PLANES, VECTOR_SIZE, dorfromantik_layout
+from envs.dorfromantik.observation import observation_vector
 from envs.dorfromantik.render import render_image, render_text
 
 SAFE_WINDOW_RADIUS = 36
@@ -462,47 +463,8 @@ class DorfromantikGame(Game):
         return (PLANES * self.side * self.side + VECTOR_SIZE,)
 
     def observation(self, state: DorfState, player: int) -> np.ndarray:
-        """Board planes in the action window, then the drawn tile, open tasks, stacks and score.
-
-        Planes (each side x side, window order): 0 occupied; 1 + 5*d + (t-1): the edge toward direction
-        d has terrain t (forest, field, village, rail, river); 31 a legal position for the drawn tile;
-        32 an open task tile (value: tiles still missing / 6); 33 a flag tile. Vector: drawn tile edges
-        one-hot (6 directions x 6 terrains, rotation 0), is-task, task type one-hot, target / 6; three
-        open-task slots (type one-hot, target / 6, size / 6, open edges / 12); landscape left / 45, task
-        tiles left / 25, tiles placed / 70; score categories / 50. The same for every seat.
-        """
-        side = self.side
-        out = np.empty(PLANES * side * side + VECTOR_SIZE, np.float32)
-        planes = out[:PLANES * side * side].reshape(PLANES, side, side)
-        vec = out[PLANES * side * side:]
-        vec[:] = 0.0
-        cq, cr = self.window_centre(state)
-        K.board_planes(state.placed, state.uf, state.tasks, state.meta, self._rot_edges, self._flag,
-                       cq, cr, self.window_radius, planes)
-        planes[31] = self.legal_mask(state).reshape(side, side, 6).any(axis=2)
-        open_tasks = self.open_tasks(state)
-        tile = int(state.meta[K.M_DRAWN])
-        if tile >= 0:
-            for d in range(6):
-                vec[d * 6 + int(self._rot_edges[tile, 0, d])] = 1.0
-            terr = int(self._task_type[tile])
-            if terr:
-                vec[36] = 1.0
-                vec[36 + terr] = 1.0
-                vec[42] = state.meta[K.M_MARKER] / 6.0
-        for i, task in enumerate(open_tasks[:3]):
-            base = 43 + 8 * i
-            vec[base + TASK_TYPES.index(task["type"])] = 1.0
-            vec[base + 5] = task["target"] / 6.0
-            vec[base + 6] = task["size"] / 6.0
-            vec[base + 7] = task["open_edges"] / 12.0
-        counts = self.stack_counts(state)
-        vec[67] = counts["landscape"] / 45.0
-        vec[68] = counts["task"] / 25.0
-        vec[69] = state.meta[K.M_PLACED] / 70.0
-        b = self.breakdown(state)
-        vec[70:74] = np.array([b["tasks"], b["flags"], b["longest_rail"], b["longest_river"]]) / 50.0
-        return out
+        """The same vector for every seat (:func:`envs.dorfromantik.observation.observation_vector`)."""
+        return observation_vector(self, state, player)
 
     def layout(self):
         """Board planes and placements in the action window (:mod:`envs.dorfromantik.layout`)."""
