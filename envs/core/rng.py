@@ -15,6 +15,8 @@ import zlib
 import numpy as np
 from numba import njit
 
+from envs.core.pcg import derive_seed_crc
+
 _MASK64 = (1 << 64) - 1
 
 
@@ -22,9 +24,7 @@ def derive_seed(seed: int, purpose: str) -> np.uint64:
     """A 64-bit stream seed for ``purpose`` derived from the game ``seed`` (stable everywhere)."""
     if seed < 0:
         raise ValueError(f"seed must be >= 0, got {seed}")
-    entropy = [int(seed) & 0xFFFFFFFF, (int(seed) >> 32) & 0xFFFFFFFF, zlib.crc32(purpose.encode())]
-    words = np.random.SeedSequence(entropy).generate_state(2, np.uint32)
-    return np.uint64((int(words[0]) << 32) | int(words[1]))
+    return np.uint64(derive_seed_crc(np.uint64(int(seed) & _MASK64), zlib.crc32(purpose.encode())))
 
 
 def new_stream(seed: int, purpose: str) -> np.ndarray:

@@ -18,9 +18,9 @@ from numba import njit
 from agents.base import agent_label
 from agents.greedy import cartographers_kernels as CG
 from envs.cartographers import kernels as CK
+from envs.core.pcg import derive_seed_crc, integers, seat_crcs, seed_pcg
 from envs.core.rng import kth_true
 from experiments.sim.choices import greedy_choice
-from experiments.sim.pcg import derive_seed, integers, seat_crcs, seed_pcg
 from experiments.sim.rows import chunk_columns, win_shares
 
 
@@ -70,7 +70,7 @@ def cartographers_chunk(seeds: np.ndarray, chance_crc: int, st, tb, forced: np.n
         meta[CK.M_PLAYERS] = settings[0]
         meta[CK.M_CAP] = settings[1]
         meta[CK.M_AMBUSHES] = settings[2]
-        rng[0] = derive_seed(seeds[g], chance_crc)
+        rng[0] = derive_seed_crc(seeds[g], chance_crc)
         CK.setup(st, tb, forced, random_order)
         CK.step(st, tb, -1)
         for i in range(players):

@@ -20,7 +20,7 @@ from agents.base import agent_label
 from agents.greedy.cascadia import greedy_action as cascadia_greedy_action
 from envs.cascadia import kernels as SK
 from envs.cascadia.data import HABITATS, NUM_TILES, STARTER_CELLS, WILDLIFE
-from experiments.sim.pcg import derive_seed, integers, seat_crcs, seed_pcg
+from envs.core.pcg import derive_seed_crc, integers, seat_crcs, seed_pcg
 from experiments.sim.rows import chunk_columns, win_shares
 
 
@@ -62,7 +62,7 @@ def cascadia_chunk(seeds: np.ndarray, chance_crc: int, seat_crcs: np.ndarray, st
     pcg = np.zeros((players, 6), np.uint64)
     scratch = SK.score_scratch(nbr.shape[0])
     for g in range(seeds.shape[0]):
-        rng[0] = derive_seed(seeds[g], chance_crc)
+        rng[0] = derive_seed_crc(seeds[g], chance_crc)
         SK.setup_game(players, starters, tiles, rots, edges, tokens, front, cells, flist, pinfo, market,
                       stack, bag, ctl, rng, nbr, kind_edges, starter_cells, setup[0], setup[1], setup[2],
                       setup[3], setup[4])

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from experiments.sim.pcg import integers
+from envs.core.pcg import integers
 
 
 @njit(cache=True)

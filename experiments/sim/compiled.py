@@ -3,7 +3,7 @@
 Each game's chunk loop plays every seed of a chunk from ``game.new_game(seed)`` to the end in one
 compiled call, making exactly the choices the seats' Python agents make through the engine, each
 from its own generator (``numpy_generator(seed, "seat<i>")``) whose PCG64 state the loop advances
-in numba (:mod:`experiments.sim.pcg`): random (:class:`agents.random.RandomAgent`: the legal actions
+in numba (:mod:`envs.core.pcg`): random (:class:`agents.random.RandomAgent`: the legal actions
 in ascending order, ``legal[rng.integers(n)]``) in every game, and every game's greedy agent
 (Cartographers and Dorfromantik: their compiled candidate values, ties broken by ``rng.integers``
 as :class:`agents.greedy.ValueGreedy` does; Cascadia: its compiled turn planner, which draws

@@ -21,11 +21,11 @@ from numba import njit
 
 from agents.base import agent_label
 from agents.greedy import dorfromantik_kernels as GK
+from envs.core.pcg import derive_seed_crc, integers, seat_crcs, seed_pcg
 from envs.dorfromantik import kernels as DK
 from envs.dorfromantik.data import TASK_TYPES
 from envs.dorfromantik.legal import fast_legal_moves, tile_signatures
 from experiments.sim.choices import greedy_choice
-from experiments.sim.pcg import derive_seed, integers, seat_crcs, seed_pcg
 from experiments.sim.rows import chunk_columns, shared_wins
 
 
@@ -174,7 +174,7 @@ def dorfromantik_chunk(seeds: np.ndarray, stacks_crc: int, seat_crcs: np.ndarray
         placed[:] = 0
         uf[:] = 0
         tasks[:] = 0
-        stream[0] = derive_seed(seeds[g], stacks_crc)
+        stream[0] = derive_seed_crc(seeds[g], stacks_crc)
         DK.setup(cells, frontier, placed, uf, tasks, deck, meta, markers, rules, players, stream)
         DK.advance(cells, frontier, deck, meta, rot_edges, task_type)
         for i in range(players):

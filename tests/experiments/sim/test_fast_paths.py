@@ -13,7 +13,7 @@ from envs.dorfromantik.legal import fast_legal_moves, tile_signatures
 from experiments.common.runner import winners
 from experiments.sim.compiled import play_columns
 from experiments.sim.dorfromantik import _code, random_code, window_centre
-from experiments.sim.pcg import integers, seed_pcg
+from envs.core.pcg import integers, seed_pcg
 from experiments.sim.rows import shared_wins
 from experiments.sim.simulate import python_columns
 

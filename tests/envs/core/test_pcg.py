@@ -7,9 +7,9 @@ import zlib
 import numpy as np
 import pytest
 
+from envs.core.pcg import derive_seed_crc, integers, next64, pcg_state, seed_pcg
 from envs.core.rng import derive_seed as python_derive_seed
 from envs.core.rng import numpy_generator
-from experiments.sim.pcg import derive_seed, integers, next64, pcg_state, seed_pcg
 
 
 @pytest.mark.parametrize("seed", [0, 1, 12345, 2**40 + 7])
@@ -41,7 +41,21 @@ def test_seeding_in_numba_equals_numpy_generator(seed):
         assert (state == pcg_state(numpy_generator(seed, purpose))).all(), purpose
 
 
-@pytest.mark.parametrize("seed", [0, 3, 2**32 - 1, 2**32 + 5, 10**15])
-def test_derive_seed_in_numba_equals_python(seed):
+def _seed_sequence_oracle(seed: int, purpose: str) -> int:
+    """The stream seed as numpy's SeedSequence computes it (the definition derive_seed follows)."""
+    entropy = [seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF, zlib.crc32(purpose.encode())]
+    words = np.random.SeedSequence(entropy).generate_state(2, np.uint32)
+    return (int(words[0]) << 32) | int(words[1])
+
+
+@pytest.mark.parametrize("seed", [0, 3, 2**32 - 1, 2**32 + 5, 10**15, 2**64 - 1])
+def test_derive_seed_is_numpys_seed_sequence(seed):
     for purpose in ("chance", "dorfromantik/stacks", "seat2"):
-        assert derive_seed(seed, zlib.crc32(purpose.encode())) == python_derive_seed(seed, purpose), purpose
+        expected = _seed_sequence_oracle(seed, purpose)
+        assert derive_seed_crc(np.uint64(seed), zlib.crc32(purpose.encode())) == expected, purpose
+        assert int(python_derive_seed(seed, purpose)) == expected, purpose
+
+
+def test_derive_seed_refuses_a_negative_seed():
+    with pytest.raises(ValueError, match="seed must be >= 0"):
+        python_derive_seed(-1, "chance")

@@ -140,8 +140,9 @@ def _u64(lo: np.uint64, hi: np.uint64) -> np.uint64:
 
 
 @njit(cache=True)
-def derive_seed(seed: int, purpose_crc: int) -> np.uint64:
-    """:func:`envs.core.rng.derive_seed` in numba (``purpose_crc``: ``zlib.crc32(purpose)``)."""
+def derive_seed_crc(seed: int, purpose_crc: int) -> np.uint64:
+    """The stream seed of :func:`envs.core.rng.derive_seed`, callable from numba (``purpose_crc``:
+    ``zlib.crc32(purpose)``): numpy's ``SeedSequence([seed low 32 bits, high 32 bits, crc])``, two words."""
     s = np.uint64(seed)
     entropy = np.empty(3, np.uint64)
     entropy[0] = s & MASK32
@@ -155,7 +156,7 @@ def derive_seed(seed: int, purpose_crc: int) -> np.uint64:
 def seed_pcg(seed: int, purpose_crc: int, out: np.ndarray) -> None:
     """Fill ``out`` (uint64[6]) with the state of ``numpy_generator(seed, purpose)`` where
     ``purpose_crc`` is ``zlib.crc32(purpose)``: derive_seed's SeedSequence, then default_rng's."""
-    derived = derive_seed(seed, purpose_crc)
+    derived = derive_seed_crc(seed, purpose_crc)
     high = derived >> np.uint64(32)
     run = np.empty(2 if high != np.uint64(0) else 1, np.uint64)
     run[0] = derived & MASK32
