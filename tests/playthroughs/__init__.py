@@ -1,0 +1,1 @@
+"""OpenSpiel-style playthroughs: whole games written out decision by decision (see generate.py)."""
