@@ -217,7 +217,7 @@ class CascadiaGame(Game):
     def decode_action(self, action: int) -> dict[str, Any]:
         a = int(action)
         if not 0 <= a < self.num_actions:
-            raise ValueError(f"action {a} outside 0..{self.num_actions - 1}")
+            raise IllegalActionError(a, f"outside the action space 0..{self.num_actions - 1}")
         if a < K.A_FREE:
             return {"kind": "pair", "slot": a}
         if a <= K.A_REDRAW:

@@ -410,8 +410,7 @@ class DorfromantikGame(Game):
         extra = {k: v for k, v in b.items() if k not in cats and k != "total"}
         extra.update(completed_tasks=int(m[K.M_DONE]), failed_tasks=int(m[K.M_FAILED]),
                      open_tasks=int(m[K.M_OPEN_TASKS]), tiles_placed=int(m[K.M_PLACED]))
-        sheet = ScoreSheet(b["total"], cats, extra)
-        return [sheet] * self.players
+        return [ScoreSheet(b["total"], dict(cats), dict(extra)) for _ in range(self.players)]
 
     def campaign_record(self, state: DorfState, players: list[str], date: str | None = None) -> dict:
         """The campaign-log entry of a game (decision 9): date, player names, categories, total."""
@@ -440,6 +439,7 @@ class DorfromantikGame(Game):
             hi = K.DECK_MARKER + 5 * t + 5
             deck[lo:hi] = rng.permutation(np.sort(deck[lo:hi]))
         new.stream = np.array([rng.integers(0, 2**63, dtype=np.uint64)], dtype=np.uint64)
+        new.seed = -1  # the real seed would rebuild the real stacks: a determinized copy names no game
         return new
 
     def rollout_returns(self, state: DorfState, seed: int, policy: str = "random") -> np.ndarray:

@@ -183,7 +183,7 @@ FACTS: dict[str, GameFacts] = {
     "cascadia": GameFacts(tuple(range(1, 5)), _cascadia_round_trip, _cascadia_hidden, ("rng",),
                           _cascadia_scores, _cascadia_legal_decoded),
     "dorfromantik": GameFacts(tuple(range(1, 7)), _dorfromantik_round_trip, _dorfromantik_hidden,
-                              ("stream",), _dorfromantik_scores, _dorfromantik_legal_decoded),
+                              ("stream", "seed"), _dorfromantik_scores, _dorfromantik_legal_decoded),
 }
 
 

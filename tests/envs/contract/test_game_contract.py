@@ -146,7 +146,11 @@ def rearranged(facts: GameFacts, state: State, rng: np.random.Generator) -> Stat
             array = getattr(new, name)
             np.put(array, idx, rng.permutation(array.ravel()[idx]))
     for name in facts.streams:
-        getattr(new, name)[:] = rng.integers(0, 2**63, size=getattr(new, name).shape, dtype=np.uint64)
+        value = getattr(new, name)
+        if isinstance(value, np.ndarray):
+            value[:] = rng.integers(0, 2**63, size=value.shape, dtype=np.uint64)
+        else:  # a scalar seed that would rebuild the real future
+            setattr(new, name, int(rng.integers(0, 2**31)))
     return new
 
 
