@@ -7,13 +7,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from envs.core.pcg import integers, seed_pcg
 from envs.core.registry import make_game
 from envs.dorfromantik import kernels as DK
 from envs.dorfromantik.legal import fast_legal_moves, tile_signatures
 from experiments.common.runner import winners
 from experiments.sim.compiled import play_columns
 from experiments.sim.dorfromantik import _code, random_code, window_centre
-from envs.core.pcg import integers, seed_pcg
 from experiments.sim.rows import shared_wins
 from experiments.sim.simulate import python_columns
 
