@@ -61,25 +61,23 @@ from envs.cascadia import kernels as K
 from envs.core.errors import ConfigError
 from envs.core.rng import next_u64, shuffle_prefix
 
-STACK, CTL, RNG = 9, 11, 12  # positions in CascadiaState.board_args()
-
 
 @njit(cache=True)
 def copy_state(src, dst) -> None:
-    """Copy the 13 board arrays of ``src`` into ``dst`` (same shapes)."""
-    dst[0][:] = src[0]
-    dst[1][:] = src[1]
-    dst[2][:] = src[2]
-    dst[3][:] = src[3]
-    dst[4][:] = src[4]
-    dst[5][:] = src[5]
-    dst[6][:] = src[6]
-    dst[7][:] = src[7]
-    dst[8][:] = src[8]
-    dst[9][:] = src[9]
-    dst[10][:] = src[10]
-    dst[11][:] = src[11]
-    dst[12][:] = src[12]
+    """Copy the 13 board arrays of ``src`` into ``dst`` (:class:`CascadiaBoard` records, same shapes)."""
+    dst.tiles[:] = src.tiles
+    dst.rots[:] = src.rots
+    dst.edges[:] = src.edges
+    dst.tokens[:] = src.tokens
+    dst.front[:] = src.front
+    dst.cells[:] = src.cells
+    dst.flist[:] = src.flist
+    dst.pinfo[:] = src.pinfo
+    dst.market[:] = src.market
+    dst.stack[:] = src.stack
+    dst.bag[:] = src.bag
+    dst.ctl[:] = src.ctl
+    dst.rng[:] = src.rng
 
 
 @njit(cache=True)
@@ -87,13 +85,13 @@ def determinize_into(src, dst, stream: np.ndarray) -> None:
     """Copy ``src`` into ``dst`` with the unseen tiles in a fresh order drawn from their canonical
     (sorted) order and a fresh chance stream: the result ignores the real hidden order."""
     copy_state(src, dst)
-    stack = dst[STACK]
-    pos = dst[CTL][K.C_STACK_POS]
+    stack = dst.stack
+    pos = dst.ctl[K.C_STACK_POS]
     n = stack.shape[0] - pos
-    unseen = np.sort(src[STACK][pos:])
+    unseen = np.sort(src.stack[pos:])
     shuffle_prefix(unseen, n, stream)
     stack[pos:] = unseen
-    dst[RNG][0] = next_u64(stream)
+    dst.rng[0] = next_u64(stream)
 
 
 @njit(cache=True)
@@ -102,10 +100,11 @@ def apply_turn(work, turn: np.ndarray, nbr, kind_edges, kind_info) -> None:
     at the end of the game."""
     for i in range(turn.shape[0]):
         a = turn[i]
-        if a < 0 or work[CTL][K.C_PHASE] == K.PHASE_OVER:
+        if a < 0 or work.ctl[K.C_PHASE] == K.PHASE_OVER:
             break
-        K.apply_action(a, work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7],
-                       work[8], work[9], work[10], work[11], work[12], nbr, kind_edges, kind_info)
+        K.apply_action(a, work.tiles, work.rots, work.edges, work.tokens, work.front, work.cells, work.flist,
+                       work.pinfo, work.market, work.stack, work.bag, work.ctl, work.rng, nbr, kind_edges,
+                       kind_info)
 
 
 @njit(cache=True)
@@ -114,7 +113,7 @@ def paired_playouts(st, det, work, cands, n_cands, futures, stream, nbr, kind_ed
     """Add ``futures`` paired playouts of each of the first ``n_cands`` candidate turns
     (``cands[k]``: up to 3 actions, -1 padded) to ``sums[k, seat]`` (each seat's final score in
     ``column``: the total, or ``K.CAT_BASE`` for the base score)."""
-    players = st[CTL][K.C_PLAYERS]
+    players = st.ctl[K.C_PLAYERS]
     out = np.zeros((players, K.NUM_CAT), np.int32)
     no_stream = np.zeros(1, np.uint64)
     for _ in range(futures):
@@ -122,10 +121,11 @@ def paired_playouts(st, det, work, cands, n_cands, futures, stream, nbr, kind_ed
         for k in range(n_cands):
             copy_state(det, work)
             apply_turn(work, cands[k], nbr, kind_edges, kind_info)
-            play_greedy(work[0], work[1], work[2], work[3], work[4], work[5], work[6], work[7], work[8],
-                        work[9], work[10], work[11], work[12], nbr, kind_edges, kind_info, tables, weights,
-                        0.0, no_stream)
-            K.score_all(work[2], work[3], work[5], work[7], work[11], nbr, tables, solo_min, solo_points, out)
+            play_greedy(work.tiles, work.rots, work.edges, work.tokens, work.front, work.cells, work.flist,
+                        work.pinfo, work.market, work.stack, work.bag, work.ctl, work.rng, nbr, kind_edges,
+                        kind_info, tables, weights, 0.0, no_stream)
+            K.score_all(work.edges, work.tokens, work.cells, work.pinfo, work.ctl, nbr, tables, solo_min,
+                        solo_points, out)
             for p in range(players):
                 sums[k, p] += out[p, column]
 
@@ -137,15 +137,16 @@ def last_turn_totals(st, det, work, cands, stream, nbr, kind_edges, kind_info, t
     final score in ``column`` (the total, or ``K.CAT_BASE``) into ``out`` (float64[n, seats]) and
     return True; False otherwise. Played on a determinization, so the real hidden order is never
     read (and none is drawn)."""
-    players = st[CTL][K.C_PLAYERS]
+    players = st.ctl[K.C_PLAYERS]
     totals = np.zeros((players, K.NUM_CAT), np.int32)
     determinize_into(st, det, stream)
     for k in range(cands.shape[0]):
         copy_state(det, work)
         apply_turn(work, cands[k], nbr, kind_edges, kind_info)
-        if work[CTL][K.C_PHASE] != K.PHASE_OVER:
+        if work.ctl[K.C_PHASE] != K.PHASE_OVER:
             return False
-        K.score_all(work[2], work[3], work[5], work[7], work[11], nbr, tables, solo_min, solo_points, totals)
+        K.score_all(work.edges, work.tokens, work.cells, work.pinfo, work.ctl, nbr, tables, solo_min,
+                    solo_points, totals)
         for p in range(players):
             out[k, p] = totals[p, column]
     return True
@@ -274,8 +275,7 @@ class TurnSearch:
         seed = int(rng.integers(2**62)) ^ (agent.seed_offset * 0x9E3779B97F4A7C15 % 2**62)
         stream = np.array([seed], dtype=np.uint64)
         src = state.board_args()
-        det = tuple(a.copy() for a in src)
-        work = tuple(a.copy() for a in src)
+        det, work = src.copy(), src.copy()
         start = time.perf_counter()
         exact = np.zeros((cands.shape[0], game.num_players()))
         d = game.data

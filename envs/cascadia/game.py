@@ -8,7 +8,7 @@ The Python path and the compiled loop call the same kernels, so they play identi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -36,6 +36,30 @@ from envs.core.rng import derive_seed, new_stream
 PHASE_NAMES = ("market", "tile", "token", "over")
 
 
+class CascadiaBoard(NamedTuple):
+    """The 13 arrays the apply/play kernels take, by name (a numba-compatible record: compiled code
+    reads ``board.stack``; ``*board`` still spreads them as positional arguments). Layouts are
+    documented in :mod:`envs.cascadia.kernels`."""
+
+    tiles: np.ndarray
+    rots: np.ndarray
+    edges: np.ndarray
+    tokens: np.ndarray
+    front: np.ndarray
+    cells: np.ndarray
+    flist: np.ndarray
+    pinfo: np.ndarray
+    market: np.ndarray
+    stack: np.ndarray
+    bag: np.ndarray
+    ctl: np.ndarray
+    rng: np.ndarray
+
+    def copy(self) -> CascadiaBoard:
+        """An independent copy of every array (scratch boards for the compiled searches)."""
+        return CascadiaBoard(*(a.copy() for a in self))
+
+
 @dataclass
 class CascadiaState(State):
     """Arrays of one Cascadia game (layout documented in :mod:`envs.cascadia.kernels`)."""
@@ -55,10 +79,10 @@ class CascadiaState(State):
     rng: np.ndarray
     starters: np.ndarray
 
-    def board_args(self) -> tuple:
-        """The argument block shared by apply/play kernels."""
-        return (self.tiles, self.rots, self.edges, self.tokens, self.front, self.cells, self.flist,
-                self.pinfo, self.market, self.stack, self.bag, self.ctl, self.rng)
+    def board_args(self) -> CascadiaBoard:
+        """The argument block shared by apply/play kernels, as a named record."""
+        return CascadiaBoard(self.tiles, self.rots, self.edges, self.tokens, self.front, self.cells,
+                             self.flist, self.pinfo, self.market, self.stack, self.bag, self.ctl, self.rng)
 
 
 class CascadiaGame(Game):

@@ -35,15 +35,15 @@ def test_determinization_ignores_the_real_order_and_keeps_what_is_known():
     assert not np.array_equal(state.stack[pos:], twin.stack[pos:])
     outs = []
     for s in (state, twin):
-        out = tuple(a.copy() for a in s.board_args())
+        out = s.board_args().copy()
         M.determinize_into(s.board_args(), out, np.array([9], np.uint64))
         outs.append(out)
     for x, y in zip(*outs, strict=True):
         assert np.array_equal(x, y)
     det = outs[0]
-    assert np.array_equal(det[M.STACK][:pos], state.stack[:pos])
-    assert sorted(det[M.STACK][pos:]) == sorted(state.stack[pos:])
-    assert not np.array_equal(det[M.STACK][pos:], state.stack[pos:])
+    assert np.array_equal(det.stack[:pos], state.stack[:pos])
+    assert sorted(det.stack[pos:]) == sorted(state.stack[pos:])
+    assert not np.array_equal(det.stack[pos:], state.stack[pos:])
     for i in (0, 2, 3, 7, 8, 10, 11):  # tiles, edges, tokens, pinfo, market, bag, ctl
         assert np.array_equal(det[i], state.board_args()[i])
 
@@ -183,7 +183,7 @@ def _playout_totals(game, state, turn, future, weights, column=K.CAT_TOTAL):
     """Final scores (``column``: totals by default) of ``turn`` then greedy play with ``weights`` on
     the future seeded by ``future``."""
     src = state.board_args()
-    det, work = tuple(a.copy() for a in src), tuple(a.copy() for a in src)
+    det, work = src.copy(), src.copy()
     M.determinize_into(src, det, np.array([future], np.uint64))
     M.copy_state(det, work)
     M.apply_turn(work, turn, game.nbr, game.kind_edges, game.kind_info)
@@ -201,7 +201,7 @@ def test_the_base_objective_values_playouts_and_the_last_turn_by_the_base_score(
     cands, _ = M.candidate_turns(game, state, WEIGHTS)
     for future in range(4):
         sums = np.zeros((2, 4))
-        scratch = [tuple(a.copy() for a in state.board_args()) for _ in range(2)]
+        scratch = [state.board_args().copy() for _ in range(2)]
         for k in range(2):
             search._playout(state.board_args(), *scratch, cands[k:k + 1], np.array([future], np.uint64),
                             sums[k:k + 1])
@@ -235,7 +235,7 @@ def test_a_greedy_preset_ranks_the_candidates_and_plays_the_playouts():
     differs = 0
     for future in range(6):
         sums = np.zeros((1, 4))
-        scratch = [tuple(a.copy() for a in state.board_args()) for _ in range(2)]
+        scratch = [state.board_args().copy() for _ in range(2)]
         search._playout(state.board_args(), *scratch, cands[:1], np.array([future], np.uint64), sums)
         assert np.array_equal(sums[0], _playout_totals(game, state, cands[0], future, selfplay))
         differs += not np.array_equal(sums[0], _playout_totals(game, state, cands[0], future, WEIGHTS))
@@ -311,15 +311,15 @@ def test_redraws_are_compared_beside_the_widened_turns():
 def test_a_redraw_playout_draws_from_the_determinized_bag_then_plays_the_turn():
     game, state = _three_of_a_kind_turn(4, 3)
     src = state.board_args()
-    det, work = tuple(a.copy() for a in src), tuple(a.copy() for a in src)
+    det, work = src.copy(), src.copy()
     redraw = M.redraw_turns(game.legal_mask(state))[:1]
     redrawn = []
     for future in range(8):
         M.determinize_into(src, det, np.array([future], np.uint64))
         M.copy_state(det, work)
         M.apply_turn(work, redraw[0], game.nbr, game.kind_edges, game.kind_info)
-        assert work[M.CTL][K.C_PHASE] == K.PHASE_MARKET and work[M.CTL][K.C_THREE_USED] == 1
-        assert work[M.CTL][K.C_TURN] == state.ctl[K.C_TURN]  # the turn goes on after the redraw
+        assert work.ctl[K.C_PHASE] == K.PHASE_MARKET and work.ctl[K.C_THREE_USED] == 1
+        assert work.ctl[K.C_TURN] == state.ctl[K.C_TURN]  # the turn goes on after the redraw
         assert np.array_equal(work[8][0], state.market[0])  # tiles stay
         redrawn.append(tuple(work[8][1]))
     assert len(set(redrawn)) > 1  # each future draws its own tokens
