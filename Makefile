@@ -10,15 +10,16 @@ comma := ,
 DEMO_POLICY := models/cartographers_solo/policy.pt
 DEMO_MCTS := mcts:simulations=8,prior=greedy,rollout=greedy,widening=1/0.4,paired=true
 
-.PHONY: setup demo test test-all bench lint clean clean-cache browser train-demo tensorboard
+.PHONY: setup demo test test-all test-install playthroughs bench lint clean clean-cache browser train-demo tensorboard
 
 setup: $(STAMP)
 
-# torch first, from the pinned CPU build on disk, so nothing pulls a CUDA build.
+# torch first, from the pinned CPU build on disk, so nothing pulls a CUDA build; then the project
+# (editable) with every extra: dev (tests, lint), rl (torch, RLlib, TensorBoard), sim (Ray).
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
 	$(BIN)/pip install -q torch==2.13.0
-	$(BIN)/pip install -q -e '.[dev]'
+	$(BIN)/pip install -q -e '.[dev,rl,sim]'
 	$(BIN)/python -c "import torch, sys; sys.exit('CUDA torch installed' if torch.version.cuda else 0)"
 	@touch $(STAMP)
 
@@ -44,6 +45,14 @@ test: setup
 
 test-all: setup browser
 	$(BIN)/python -m pytest -m "slow or not slow"
+
+# the wheel installed (not editable) in a fresh venv, run from outside the checkout (tests/packaging)
+test-install: setup
+	$(BIN)/python -m pytest -q -m slow tests/packaging
+
+# rewrite the readable playthroughs of tests/playthroughs after an intended change to a game or agent
+playthroughs: setup
+	$(BIN)/python -m tests.playthroughs.generate
 
 # headless Chromium from Debian's packages (never a downloaded browser build), for the replay
 # viewer's browser tests (tests/experiments/replay/test_viewer.py)

@@ -21,6 +21,7 @@ import numpy as np
 import yaml
 
 from envs.core.errors import DataFileError
+from envs.core.install import shipped_file
 from envs.core.polyomino import normalize
 from envs.core.textfile import read_text
 
@@ -41,7 +42,8 @@ CORNERS = ("top_left", "top_right", "bottom_right", "bottom_left")
 ARROWS = {"clockwise": 1, "counterclockwise": -1}
 EDICT_LETTERS = "ABCD"
 
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "seeds" / "cartographers.yaml"
+#: the shipped component file (the checkout's seeds/, or the installed data package)
+DEFAULT_PATH = shipped_file("seeds", "cartographers.yaml")
 
 Cells = tuple[tuple[int, int], ...]
 

@@ -25,6 +25,7 @@ import numpy as np
 import yaml
 
 from envs.core.errors import DataFileError
+from envs.core.install import shipped_file
 from envs.core.textfile import read_text
 
 HABITATS = ("mountain", "forest", "prairie", "wetland", "river")
@@ -45,7 +46,8 @@ RADIUS = 22
 #: axial positions of the three starter hexes
 STARTER_AT = ((0, 0), (-1, 1), (0, 1))
 
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "seeds" / "cascadia.yaml"
+#: the shipped component file (the checkout's seeds/, or the installed data package)
+DEFAULT_PATH = shipped_file("seeds", "cascadia.yaml")
 
 
 def hex_distance(q: int, r: int) -> int:

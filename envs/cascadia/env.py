@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from envs.core.gym_env import GameEnv, merge_env_config, split_env_options
-from envs.core.multiagent_env import GameMultiAgentEnv
+from envs.core.lazy import lazy_attributes
 from envs.core.registry import make_game
 
 
@@ -83,20 +83,30 @@ class CascadiaEnv(GameEnv):
         super().__init__(game, **env_kwargs)
 
 
-class CascadiaMultiAgentEnv(GameMultiAgentEnv):
-    """Cascadia for RLlib self-play: agents ``player_0..``, turn-based.
+def _build_multiagent_class() -> type:
+    """Defined on first use so that importing the single-agent env does not import Ray."""
+    from envs.core.multiagent_env import GameMultiAgentEnv
 
-    Only the acting agent observes; its reward is its own score change since its previous
-    observation. Spaces, observation and action codec are those of :class:`CascadiaEnv`.
+    class CascadiaMultiAgentEnv(GameMultiAgentEnv):
+        """Cascadia for RLlib self-play: agents ``player_0..``, turn-based.
 
-    Arguments (keywords, or one RLlib ``env_config`` dict): ``players`` (default 2),
-    ``shared_reward``, ``reward`` ("score"/"margin"/"win"), ``illegal_action`` ("raise"/"penalize"),
-    ``illegal_penalty``, ``render_mode``, ``second_place_tie``.
-    """
+        Only the acting agent observes; its reward is its own score change since its previous
+        observation. Spaces, observation and action codec are those of :class:`CascadiaEnv`.
 
-    def __init__(self, config: dict | int | None = None, **options: Any):
-        options = merge_env_config(config, options, "players")
-        options.setdefault("players", 2)
-        env_kwargs = {k: options.pop(k) for k in ("shared_reward", "illegal_action", "illegal_penalty",
-                                                  "render_mode", "reward") if k in options}
-        super().__init__(make_game("cascadia", **options), **env_kwargs)
+        Arguments (keywords, or one RLlib ``env_config`` dict): ``players`` (default 2),
+        ``shared_reward``, ``reward`` ("score"/"margin"/"win"), ``illegal_action`` ("raise"/"penalize"),
+        ``illegal_penalty``, ``render_mode``, ``second_place_tie``.
+        """
+
+        def __init__(self, config: dict | int | None = None, **options: Any):
+            options = merge_env_config(config, options, "players")
+            options.setdefault("players", 2)
+            env_kwargs = {k: options.pop(k) for k in ("shared_reward", "illegal_action", "illegal_penalty",
+                                                      "render_mode", "reward") if k in options}
+            super().__init__(make_game("cascadia", **options), **env_kwargs)
+
+    CascadiaMultiAgentEnv.__qualname__ = "CascadiaMultiAgentEnv"  # picklable by reference
+    return CascadiaMultiAgentEnv
+
+
+__getattr__ = lazy_attributes(globals(), {"CascadiaMultiAgentEnv": _build_multiagent_class})

@@ -24,3 +24,8 @@ class ConfigError(MeeplelabError, ValueError):
 
 class DataFileError(ConfigError):
     """A component data file (seeds/*.yaml) that is missing or malformed."""
+
+
+class MissingExtraError(MeeplelabError, ImportError):
+    """A command needs an optional dependency that is not installed (PyTorch, Ray...); the message
+    names the extra that brings it, e.g. ``pip install 'meeplelab[sim]'`` (envs/core/install.py)."""

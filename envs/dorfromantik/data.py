@@ -19,6 +19,7 @@ import numpy as np
 import yaml
 
 from envs.core.errors import DataFileError
+from envs.core.install import shipped_file
 from envs.core.textfile import read_text
 
 MEADOW, FOREST, FIELD, VILLAGE, RAIL, RIVER = range(6)
@@ -33,7 +34,8 @@ NUM_TASK_TILES = 25
 NUM_TILES = NUM_LANDSCAPE + NUM_TASK_TILES
 MARKERS_PER_TYPE = 5
 
-DEFAULT_PATH = Path(__file__).resolve().parents[2] / "seeds" / "dorfromantik.yaml"
+#: the shipped component file (the checkout's seeds/, or the installed data package)
+DEFAULT_PATH = shipped_file("seeds", "dorfromantik.yaml")
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ from gymnasium import spaces
 
 from envs.core.errors import ConfigError
 from envs.core.gym_env import GameEnv, merge_env_config
+from envs.core.lazy import lazy_attributes
 from envs.core.rewards import check_reward_mode
 from envs.dorfromantik.game import DorfromantikGame
 
@@ -139,9 +140,4 @@ def _build_multiagent_class() -> type:
     return DorfromantikMultiAgentEnv
 
 
-def __getattr__(name: str) -> Any:
-    if name == "DorfromantikMultiAgentEnv":
-        cls = _build_multiagent_class()
-        globals()[name] = cls
-        return cls
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = lazy_attributes(globals(), {"DorfromantikMultiAgentEnv": _build_multiagent_class})

@@ -14,14 +14,13 @@ from __future__ import annotations
 import copy
 import statistics
 import time
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from envs.core.install import shipped_file
 from experiments.train.config import load_config
 
-CONFIGS = Path(__file__).resolve().parents[2] / "configs" / "ppo"
 GAMES = {"cartographers": "cartographers_solo.yaml", "cascadia": "cascadia_solo.yaml",
          "dorfromantik": "dorfromantik.yaml"}
 
@@ -89,7 +88,7 @@ def run_bench(quick: bool = False, games: tuple[str, ...] | None = None) -> dict
     steps = 4000 if quick else 20_000
     results: dict[str, Any] = {}
     for game in games or tuple(GAMES):
-        config = load_config(CONFIGS / GAMES[game])
+        config = load_config(shipped_file("configs", f"ppo/{GAMES[game]}"))
         figures: dict[str, Any] = {"forward_ms": forward_ms(config, 50 if quick else 300)}
         has_vector = vector_creator(game, int(config["game_options"].get("players", 1))) is not None
         figures.update(sampling_and_learning(config, vectorized=has_vector, steps=steps))

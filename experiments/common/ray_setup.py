@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from envs.core.errors import ConfigError
+from envs.core.install import require
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 RAY_HOME = PROJECT_ROOT / ".ray_home"
@@ -43,6 +44,7 @@ def init_ray(num_cpus: int | None = None, address: str | None = None, **kwargs: 
     ``address``: "host:port" of a running cluster's GCS, or "auto" (the cluster Ray finds on this
     machine). ``num_cpus`` applies to a local instance only (a cluster brings its own CPUs).
     """
+    require("ray", extra="sim")
     if address and address != "local":
         return _join(address, **kwargs)
     _apply_local_settings()

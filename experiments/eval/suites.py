@@ -11,9 +11,11 @@ from pathlib import Path
 import yaml
 
 from envs.core.errors import ConfigError
+from envs.core.install import shipped_file
 from envs.core.textfile import read_text
 
-SUITES_FILE = Path(__file__).resolve().parents[2] / "configs" / "suites.yaml"
+#: the shipped suites (the checkout's configs/, or the installed data package)
+SUITES_FILE = shipped_file("configs", "suites.yaml")
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from envs.core.errors import ConfigError
+from envs.core.install import require
 from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import address_option
 from experiments.train.config import load_config
@@ -49,6 +50,7 @@ def train(game: str, config_path: str, algo: str, generations: int | None, times
           out: str | None, address: str | None, device: str, seed: int | None, init: str | None,
           iterations: int | None, as_json: bool) -> None:
     """Train a network for GAME: masked PPO with Ray RLlib, or expert iteration (``--algo``)."""
+    require("torch", "ray", "tensorboard", extra="rl")
     if algo not in ALGOS:
         raise ConfigError(f"--algo must be one of {', '.join(ALGOS)}, got {algo!r}")
     if algo == "expert-iteration":
