@@ -22,9 +22,8 @@ see ``DEFAULT_WEIGHTS`` in :mod:`agents.greedy.cartographers_kernels`):
   fill of the next larger square (Lost Barony); village clusters below 6 cells (Wildholds) or
   below 3 neighbouring kinds (Greengold Plains); forest reaching from one mountain toward another
   (Stoneside Forest). ``preset=progress`` sets them, with ``future`` 0.8 and ``monster`` 0.7, to
-  the tuned :data:`~agents.greedy.cartographers_kernels.PROGRESS_WEIGHTS`: +6.06 [+5.55, +6.57]
-  evaluation points over the defaults on 2,000 paired solo games (seeds 2000-3999, not used for
-  tuning); single options override a preset.
+  the tuned :data:`~agents.greedy.cartographers_kernels.PROGRESS_WEIGHTS` (measured in
+  docs/search.md); single options override a preset.
 
 In a multiplayer ambush the agent draws the monster where it exposes most empty cells of the
 target's map. Ties are broken with the seat's rng.

@@ -23,11 +23,8 @@ every matching empty hex (or the bag) for the token, scored with the incremental
 
 ``preset=selfplay`` (:data:`PRESETS`) sets the weights tuned on 4-player greedy self-play (seeds
 0-999, base score): ``bear_single`` 3.375, ``salmon_run`` and ``open_spot`` 0, the rest as the
-defaults; +1.25 [+1.10, +1.40] base points per seat over the defaults on 1,000 paired 4-player
-games (seeds 2000-2999, not used for tuning); ``meeplelab tune-greedy`` reproduces it (README).
-``preset=endgame`` is ``selfplay`` with ``endgame_turns`` 1: +0.17 [+0.15, +0.19] base points per
-seat over ``selfplay`` on the same 1,000 held-out tables (1 and 2 players: +0.16 and +0.15; a
-longer fade, H = 2-6, was worse on the tuning seeds 0-999). Single options override a preset.
+defaults; ``meeplelab tune-greedy`` reproduces it. ``preset=endgame`` is ``selfplay`` with
+``endgame_turns`` 1. Their measured gains are in docs/search.md. Single options override a preset.
 
 The free three-token redraw and the nature-token redraws are never used. The agent is
 deterministic: ``rng`` only breaks exact ties (it is not used; the first best wins).

@@ -18,9 +18,8 @@ change plus features, each with a weight that is an option of the agent (default
 
 ``preset=selfplay`` (:data:`PRESETS`) sets the weights retuned on 2,000 compiled greedy games
 (seeds 0-1999, coordinate search: each weight x0, x0.5, x0.75, x1.25, x1.5, x2, two rounds):
-``fail`` and ``match`` 0, the rest as the defaults; greedy games score +4.00 [+2.60, +5.40] over
-the defaults on 2,000 paired held-out seeds (5000-6999: 84.86 vs 80.86); ``meeplelab tune-greedy``
-reproduces it (README). Single options override a preset.
+``fail`` and ``match`` 0, the rest as the defaults (measured in docs/search.md);
+``meeplelab tune-greedy`` reproduces it. Single options override a preset.
 
 Ties are broken uniformly with the seat's rng. The same evaluation drives the compiled greedy
 rollout (``DorfromantikGame.rollout_returns(state, seed, policy="greedy")``).

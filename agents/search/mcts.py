@@ -43,7 +43,8 @@ e.g. ``mcts:prior=ppo:runs/train-demo,value=ppo:runs/train-demo,simulations=64,v
 
 ``engine="compiled"`` runs a root search entirely in numba, for games listed in
 :data:`COMPILED_SEARCH`. Cartographers (agents/search/cartographers_root.py): the same search with
-``max_depth=1`` and random rollouts, 3-5x more simulations per second than the Python loop; with
+``max_depth=1`` and random rollouts, several times more simulations per second than the Python loop
+(docs/benchmarks.md); with
 ``rollout=greedy`` (agents/search/flat.py) a flat search instead: greedy-ranked
 decisions compared on the same resampled futures with compiled greedy playouts, the game's last
 decision valued exactly over every legal action.

@@ -58,10 +58,8 @@ from envs.core.rng import new_stream, next_u64
 from envs.dorfromantik import kernels as K
 
 _SEED_BOUND = 2**62
-#: final placements solved exactly by default (``exact_tiles``; 0: always the sampled search). Dev
-#: suite, 20 seeds, 128 playouts: exact_tiles=1 - 0 = +0.50 [-0.55, 1.55], 2 - 1 = -0.05 [-0.15, 0.05].
-#: Exact expected final score of the chosen placement on 100 greedy-game positions: +0.04 at the last
-#: placement (3 better, none worse), +0.15 at the one before with exact_tiles=2 (13 better, none worse)
+#: final placements solved exactly by default (``exact_tiles``; 0: always the sampled search; the
+#: dev-suite comparison of 0, 1 and 2 is in docs/results.md)
 DEFAULT_EXACT_TILES = 1
 #: the best candidate replaces the greedy choice only when ahead by this many standard errors
 MARGIN_SE = 1.0

@@ -1,4 +1,4 @@
-"""Exact endgame of the compiled Dorfromantik search (``exact_tiles=N``, issue 10 §3).
+"""Exact endgame of the compiled Dorfromantik search (``exact_tiles=N``).
 
 When the landscape stack holds at most ``N - 1`` tiles (``N = 1``: the drawn tile is the last
 landscape tile, or a task tile drawn after it), the hidden future is small, so instead of sampling
