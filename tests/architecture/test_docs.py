@@ -6,6 +6,8 @@ from __future__ import annotations
 import importlib
 import re
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 
 import click
@@ -99,3 +101,19 @@ def test_parser_refuses_a_mistyped_option():
 def test_command_finder_joins_continued_lines():
     text = "```bash\nmeeplelab eval cartographers \\\n  --games 4\n```\nrun `meeplelab bench all`.\n"
     assert shown_commands(text) == [(2, "meeplelab eval cartographers --games 4"), (5, "meeplelab bench all")]
+
+
+def python_examples(text: str) -> list[str]:
+    """The ```python blocks of a Markdown text."""
+    return re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M)
+
+
+@pytest.mark.parametrize("index", range(len(python_examples((REPO_ROOT / "README.md").read_text()))))
+def test_readme_python_examples_run(index, tmp_path):
+    """Each Python example of the README runs as shown, from a folder outside the checkout."""
+    code = python_examples((REPO_ROOT / "README.md").read_text())[index]
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    for expected in re.findall(r"print\(.*\)\s+# (\[.*\])$", code, flags=re.M):
+        assert expected in out.stdout, f"the README says {expected}, the example printed {out.stdout!r}"
