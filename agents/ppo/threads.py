@@ -10,12 +10,12 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterator
 
+import torch
+
 
 @contextlib.contextmanager
 def one_torch_thread(device: str = "cpu") -> Iterator[None]:
     """Run the block with ``torch.set_num_threads(1)`` (CPU only), then restore the count."""
-    import torch
-
     threads = torch.get_num_threads()
     if device != "cpu" or threads == 1:
         yield

@@ -91,7 +91,9 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import make_agent
 from agents.explain import forced_choice, search_statistics
+from agents.greedy import make_greedy
 from agents.search.puct import NetworkEvaluator, PUCTSearch, check_batch, root_statistics
 from envs.core.errors import ConfigError
 from envs.core.game import Game, State
@@ -587,15 +589,11 @@ def _compiled_search(game: Game):
 
 def _network_ranker(game: Game, spec: str):
     """``rank(state, mask) -> actions by the network's probability``, for ``prior=ppo:<ckpt>``."""
-    from agents.base import make_agent
-
     return make_agent(spec, game).rank_actions
 
 
 def _greedy_ranker(game: Game):
     """``rank(state, mask) -> actions best first`` from the game's greedy agent."""
-    from agents.greedy import make_greedy
-
     greedy = make_greedy(game)
     ranker = getattr(greedy, "rank_actions", None)
     if ranker is None:

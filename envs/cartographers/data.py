@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 import yaml
 
-from envs.core.errors import DataFileError
+from envs.core.errors import ConfigError, DataFileError
 from envs.core.install import shipped_file
 from envs.core.polyomino import normalize
 from envs.core.textfile import read_text
@@ -101,8 +101,6 @@ class CartographersData:
             for i, name in enumerate(self.scoring_names):
                 if name.lower() == key or name.lower().removeprefix("the ") == key:
                     return i
-        from envs.core.errors import ConfigError
-
         raise ConfigError(f"unknown scoring card {name_or_index!r}; known cards: "
                           + ", ".join(self.scoring_names))
 

@@ -62,6 +62,7 @@ from envs.cartographers.data import (
     N_EXPLORE_CARDS,
     ROWS,
     CartographersData,
+    load_cartographers_data,
 )
 from envs.core.polyomino import all_orientations
 from envs.core.rng import randint, shuffle_prefix
@@ -1348,8 +1349,6 @@ def default_tables() -> Tables:
     """Tables of map side A from the default data file (ambush and explore shapes do not depend
     on the side), built once per process."""
     if not _DEFAULT_TABLES:
-        from envs.cartographers.data import load_cartographers_data
-
         _DEFAULT_TABLES.append(build_tables(load_cartographers_data(), "A"))
     return _DEFAULT_TABLES[0]
 

@@ -19,13 +19,13 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.errors import IllegalActionError
+
 
 def action_index(action: Any, num_actions: int) -> int:
     """``action`` as an index into ``Discrete(num_actions)``, or IllegalActionError saying why not:
     integers (numpy's too) and integral floats pass; bools, strings, None, fractions and anything
     outside ``0..num_actions - 1`` do not."""
-    from envs.core.errors import IllegalActionError
-
     if isinstance(action, bool | np.bool_) or not isinstance(action, int | np.integer | float | np.floating) \
             or (isinstance(action, float | np.floating) and not float(action).is_integer()):
         raise IllegalActionError(-1, f"action {action!r} is not an integer")
@@ -171,8 +171,6 @@ class Game(abc.ABC):
 
     def check_legal(self, state: State, action: int) -> None:
         """Raise IllegalActionError unless ``action`` is legal in ``state``."""
-        from envs.core.errors import IllegalActionError
-
         index = action_index(action, self.num_actions)
         if self.is_over(state):
             raise IllegalActionError(index, "the game is over")

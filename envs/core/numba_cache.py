@@ -16,6 +16,8 @@ import hashlib
 import os
 from pathlib import Path
 
+import numba
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("envs", "agents", "experiments")
 _configured: list[str] = []
@@ -39,8 +41,6 @@ def configure_numba_cache() -> str | None:
         return None
     if _configured:
         return _configured[0]
-    import numba
-
     key = source_hash()
     folder = None
     for base in (ROOT / ".numba_cache", Path.home() / ".cache" / "meeplelab" / "numba"):

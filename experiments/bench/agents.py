@@ -28,8 +28,13 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.base import make_agent
+from agents.greedy import cartographers_kernels as G
+from agents.greedy import cascadia as CG
+from agents.search import cartographers_root as M
+from envs.cartographers import kernels as K
 from envs.cascadia import kernels as CK
 from envs.core.registry import make_game
+from envs.dorfromantik import kernels as DK
 
 
 def _timed(fn: Callable[[], object]) -> tuple[float, float]:
@@ -60,9 +65,6 @@ def _rollout_rate(game, state, n: int) -> dict[str, float]:
 def _playout_rate(game, state, n: int) -> float:
     """Raw compiled random playouts from ``state`` (numba determinization + ``play_random``, no
     Python per game) per CPU second: the ceiling of any random-rollout search."""
-    from agents.search import cartographers_root as M
-    from envs.cartographers import kernels as K
-
     stream = np.array([12345], dtype=np.uint64)
     scratch = M.new_scratch(state)
     no_actions = np.zeros(0, dtype=np.int32)
@@ -127,8 +129,6 @@ def run_bench(quick: bool = False) -> dict:
 def _greedy_valuation(game, games: int) -> dict[str, float]:
     """Microseconds of CPU per candidate valued, from the decision's own scores vs on the whole
     map, over every decision of ``games`` greedy games, for both weight presets."""
-    from agents.greedy import cartographers_kernels as G
-
     agent = make_agent("greedy", game)
     states = []
     for seed in range(games):
@@ -183,11 +183,9 @@ def _cascadia_market_valuation(games: int) -> dict[str, float]:
     """Microseconds of CPU per greedy market valuation (all market options of one decision), over
     the market decisions of ``games`` 4-player greedy games: the shared-work kernel the greedy
     agent and every playout run vs one plan per option (its definition); both give the same values."""
-    from agents.greedy import cascadia as G
-
     game = make_game("cascadia", players=4)
     agent = make_agent("greedy", game)
-    weights = G.preset_weights("default")
+    weights = CG.preset_weights("default")
     positions = []
     for seed in range(games):
         s = game.new_game(seed)
@@ -200,7 +198,7 @@ def _cascadia_market_valuation(games: int) -> dict[str, float]:
                                   int(s.ctl[CK.C_SUPPLY]), weights))
             game.step(s, agent.act(s, game.legal_mask(s), rng))
     per: dict[str, float] = {}
-    for label, kernel in (("reference", G.market_values_reference), ("shared", G.market_values)):
+    for label, kernel in (("reference", CG.market_values_reference), ("shared", CG.market_values)):
         kernel(*positions[0])  # warm-up
         _, cpu = _timed(lambda kernel=kernel: [kernel(*args) for args in positions])
         per[label] = cpu / len(positions) * 1e6
@@ -234,8 +232,6 @@ def _cascadia_turn_search(repeats: int) -> dict[str, float]:
 def _dorfromantik_search(repeats: int) -> dict[str, float]:
     """Greedy-playout simulations/s of the compiled Dorfromantik search after 10 placements (long
     playouts) and after 40, and milliseconds per decision at 64 simulations."""
-    from envs.dorfromantik import kernels as DK
-
     game = make_game("dorfromantik")
     greedy = make_agent("greedy", game)
     spec = "mcts:engine=compiled,rollout=greedy,simulations=64,widening=1/0.5"

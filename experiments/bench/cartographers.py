@@ -22,10 +22,12 @@ import tempfile
 import time
 from pathlib import Path
 
+import gymnasium as gym
 import numpy as np
 from numba import njit
 
 from envs.cartographers import kernels as K
+from envs.cartographers import reference as R
 from envs.cartographers.game import CartographersGame
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -96,10 +98,6 @@ def _env_steps_per_s(steps: int) -> tuple[float, float] | tuple[None, None]:
     loop including the random policy's pick from the mask and the resets)."""
     if not (ROOT / "envs" / "cartographers" / "env.py").exists():
         return None, None
-    import gymnasium as gym
-
-    import envs  # noqa: F401  (registers the ids)
-
     env = gym.make("meeplelab/Cartographers-v0")
     rng = np.random.default_rng(0)
     _, info = env.reset(seed=0)
@@ -135,8 +133,6 @@ def run_bench(quick: bool = False) -> dict:
     res["random_solo_mean_score"] = float(totals.mean())
 
     # legal mask of a mid-game position: every orientation x anchor of Hamlet's two shapes
-    from envs.cartographers import reference as R
-
     maps = _sample_maps(game, 20 if quick else 60)
     hamlet = game.data.card_names.index("Hamlet")
     shapes = [int(tb.cards[hamlet, K.C_SHAPE + k]) for k in range(2)]

@@ -38,7 +38,8 @@ from numba import njit
 
 from envs.cascadia import kernels as K
 from envs.cascadia import reference as R
-from envs.cascadia.data import NEIGHBORS, NUM_TILES, STARTER_CELLS
+from envs.cascadia.data import CELL_COORDS, NEIGHBORS, NUM_TILES, STARTER_CELLS
+from envs.cascadia.env import CascadiaEnv
 from envs.cascadia.game import CascadiaGame
 
 
@@ -160,8 +161,6 @@ def run_bench(quick: bool = False) -> dict:
 
 
 def _reference_board(game: CascadiaGame, s, p: int) -> R.Board:
-    from envs.cascadia.data import CELL_COORDS
-
     board: R.Board = {}
     for k in range(int(s.pinfo[p, K.P_NCELLS])):
         c = int(s.cells[p, k])
@@ -175,8 +174,6 @@ def _reference_board(game: CascadiaGame, s, p: int) -> R.Board:
 
 
 def _env_steps_per_s(steps: int) -> float:
-    from envs.cascadia.env import CascadiaEnv
-
     env = CascadiaEnv(players=1)
     _, info = env.reset(seed=0)
     rng = np.random.default_rng(0)

@@ -10,6 +10,8 @@ import importlib
 import json
 
 import click
+from rich.console import Console
+from rich.table import Table
 
 from envs.core.errors import ConfigError
 from envs.core.registry import GAMES
@@ -54,9 +56,6 @@ def bench(game: str, as_json: bool, quick: bool) -> None:
     if as_json:
         click.echo(json.dumps(results if game == "all" else results[game], indent=2))
         return
-    from rich.console import Console
-    from rich.table import Table
-
     console = Console()
     for name, figures in results.items():
         table = Table(title=f"{name} benchmark (one core)")

@@ -11,6 +11,10 @@ import time
 import numpy as np
 
 from envs.core.rng import new_stream
+from envs.dorfromantik import kernels as K
+from envs.dorfromantik.env import DorfromantikEnv
+from envs.dorfromantik.game import DorfromantikGame
+from envs.dorfromantik.reference import play_random_reference
 
 
 def _rate(count: int, seconds: float) -> float:
@@ -20,10 +24,6 @@ def _rate(count: int, seconds: float) -> float:
 def run_bench(quick: bool = False) -> dict:
     """Measure and return the figures (keys below); ``quick`` runs fewer repetitions."""
     start = time.perf_counter()
-    from envs.dorfromantik import kernels as K
-    from envs.dorfromantik.game import DorfromantikGame
-    from envs.dorfromantik.reference import play_random_reference
-
     game = DorfromantikGame()
     state = game.new_game(0)
     game.rollout_returns(state, 0)
@@ -73,8 +73,6 @@ def run_bench(quick: bool = False) -> dict:
         for s in positions:
             game._compute_mask(s)          # uncached: the full Python path
     action_masks_per_s = _rate(reps_py * len(positions), time.process_time() - t0)
-
-    from envs.dorfromantik.env import DorfromantikEnv
 
     env = DorfromantikEnv()
     obs, info = env.reset(seed=0)

@@ -19,7 +19,10 @@ from typing import Any
 import numpy as np
 
 from envs.core.install import shipped_file
+from envs.core.registry import make_game
+from experiments.common.ray_setup import init_ray
 from experiments.train.config import load_config
+from experiments.train.ppo import build_algorithm, vector_creator
 
 GAMES = {"cartographers": "cartographers_solo.yaml", "cascadia": "cascadia_solo.yaml",
          "dorfromantik": "dorfromantik.yaml"}
@@ -30,8 +33,6 @@ def forward_ms(config: dict[str, Any], repeats: int = 300) -> float:
     import torch
 
     from agents.ppo.network import BoardPolicyValueNet, NetConfig
-    from envs.core.registry import make_game
-
     threads = torch.get_num_threads()
     torch.set_num_threads(1)
     try:
@@ -55,9 +56,6 @@ def forward_ms(config: dict[str, Any], repeats: int = 300) -> float:
 
 def sampling_and_learning(config: dict[str, Any], vectorized: bool, steps: int) -> dict[str, float]:
     """Env steps/s sampled by two remote env runners, and the learner's env steps/s."""
-    from experiments.common.ray_setup import init_ray
-    from experiments.train.ppo import build_algorithm
-
     config = copy.deepcopy(config)
     config["env"]["vectorized"] = vectorized
     config["resources"]["num_env_runners"] = 2
@@ -83,8 +81,6 @@ def sampling_and_learning(config: dict[str, Any], vectorized: bool, steps: int) 
 
 def run_bench(quick: bool = False, games: tuple[str, ...] | None = None) -> dict[str, Any]:
     """Figures per game: forward_ms, sampling_env_steps_per_s (+ _plain), learner_steps_per_s."""
-    from experiments.train.ppo import vector_creator
-
     steps = 4000 if quick else 20_000
     results: dict[str, Any] = {}
     for game in games or tuple(GAMES):

@@ -17,6 +17,10 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from envs.cartographers import vector_env as cartographers_vector
+from envs.cartographers.env import CartographersEnv
+from envs.cascadia import vector_env as cascadia_vector
+from envs.cascadia.env import CascadiaEnv
 from envs.core.errors import ConfigError
 
 VECTOR_GAMES = ("cartographers", "cascadia")
@@ -39,24 +43,20 @@ def random_legal_actions(mask: np.ndarray, rng: np.random.Generator) -> np.ndarr
 
 def make_batched_env(game: str, num_envs: int, **options: Any) -> gym.vector.VectorEnv:
     """The natively batched vector env of ``game`` (solo unless ``options`` say otherwise)."""
-    if game == "cartographers":
-        from envs.cartographers.vector_env import make_vector_env
-    elif game == "cascadia":
-        from envs.cascadia.vector_env import make_vector_env
-    else:
+    makers = {"cartographers": cartographers_vector.make_vector_env,
+              "cascadia": cascadia_vector.make_vector_env}
+    if game not in makers:
         raise ConfigError(f"no vector env for {game!r}; known: {', '.join(VECTOR_GAMES)}")
-    return make_vector_env({"num_envs": num_envs, **options})
+    return makers[game]({"num_envs": num_envs, **options})
 
 
 def make_looped_env(game: str, num_envs: int, **options: Any) -> gym.vector.VectorEnv:
     """gymnasium's SyncVectorEnv over ``num_envs`` single envs of ``game``."""
-    if game == "cartographers":
-        from envs.cartographers.env import CartographersEnv as Env
-    elif game == "cascadia":
-        from envs.cascadia.env import CascadiaEnv as Env
-    else:
+    envs = {"cartographers": CartographersEnv, "cascadia": CascadiaEnv}
+    if game not in envs:
         raise ConfigError(f"no vector env for {game!r}; known: {', '.join(VECTOR_GAMES)}")
-    return gym.vector.SyncVectorEnv([lambda: Env(**options) for _ in range(num_envs)],
+    env_class = envs[game]
+    return gym.vector.SyncVectorEnv([lambda: env_class(**options) for _ in range(num_envs)],
                                     autoreset_mode=gym.vector.AutoresetMode.NEXT_STEP)
 
 

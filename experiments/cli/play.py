@@ -16,7 +16,9 @@ from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 from envs.core.registry import make_game
 from envs.core.rng import numpy_generator
+from envs.dorfromantik import campaign as campaign_log
 from experiments.common.output_dir import prepare_out_dir
+from experiments.replay.records import record_game, write_record
 
 
 def play_one(game: Game, agents: list[Agent], seed: int, on_milestone=None,
@@ -82,13 +84,9 @@ def play(game_name: str, agent_spec: str, agent_list: str | None, seed: int, pla
     click.echo(game.render_ansi(state))
     click.echo("\n" + game.score_sheet_text(state))
     if record_file is not None:
-        from experiments.replay.records import record_game, write_record
-
         write_record(record_game(game.name, options, seed, specs, actions, explanations), record_file)
         click.echo(f"\nwrote the game record {record_file}")
     if campaign is not None:
-        from envs.dorfromantik import campaign as campaign_log
-
         campaign_log.append_result(campaign, game.campaign_record(state, seat_names))
         click.echo(f"\nappended to campaign log {campaign}")
 
@@ -107,8 +105,6 @@ def check_campaign(game: Game, campaign: Path | None, names: str | None) -> list
     if len(seat_names) != game.num_players() or not all(n.strip() for n in seat_names):
         raise ConfigError(f"--names: {len(seat_names)} names for {game.num_players()} seats "
                           "(give one non-empty name per seat, comma-separated)")
-    from envs.dorfromantik import campaign as campaign_log
-
     prepare_out_dir(campaign.parent, "--campaign")
     if campaign.exists() and not campaign.is_file():
         raise ConfigError(f"--campaign {campaign} is a folder, not a log file")

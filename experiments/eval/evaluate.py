@@ -28,16 +28,19 @@ from typing import Any
 
 import click
 import pandas as pd
+from tqdm import tqdm
 
-from agents.base import agent_label, parse_agent_spec
+from agents.base import AGENTS, agent_label, parse_agent_spec
 from envs.core.errors import ConfigError
 from envs.core.game import Game
-from envs.core.registry import make_game
+from envs.core.registry import GAMES, make_game
 from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import address_option, workers_option
+from experiments.common.ray_setup import init_ray, where_running
 from experiments.common.runner import FinalInfo, GameRecord, build_agents, play_game
 from experiments.eval import stats
 from experiments.eval.config import EvalSpec, build_spec
+from experiments.eval.report import json_default, print_tables, write_report
 from experiments.eval.run import EvalRun, lineups, per_seed_scores, write_eval_records
 from experiments.replay.records import record_options, record_request
 
@@ -102,9 +105,6 @@ def play_games(game_name: str, game_target: str, options: dict[str, Any], agent_
                ) -> list[tuple[int, int, GameRecord]]:
     """Play ``jobs`` (seed, lineup index, lineup) in a fresh process (a Ray worker); the names
     registered only in the driver (test games and agents) come along as targets."""
-    from agents.base import AGENTS
-    from envs.core.registry import GAMES
-
     GAMES.setdefault(game_name, game_target)
     for name, target in agent_targets.items():
         AGENTS.setdefault(name, target)
@@ -124,10 +124,6 @@ def _play_on_ray(spec: EvalSpec, jobs: list, final_info: str | None, workers: in
                  address: str | None = None) -> Iterator[list]:
     """Chunks of consecutive jobs as Ray tasks, at most ``workers`` in flight; yields each chunk's
     results as it finishes."""
-    from agents.base import AGENTS
-    from envs.core.registry import GAMES
-    from experiments.common.ray_setup import init_ray, where_running
-
     ray = init_ray(num_cpus=workers, address=address)
     click.echo(f"eval: {where_running(address)}", err=True)
     remote = ray.remote(num_cpus=1, max_retries=3)(play_games)
@@ -162,8 +158,6 @@ def run_evaluation(spec: EvalSpec, out_dir: Path | None = None, progress: bool =
     one worker (each game depends only on its seed and lineup), sorted back into play order;
     ``address`` sends those tasks to a running Ray cluster (then even with one worker).
     """
-    from tqdm import tqdm
-
     game = game or make_game(spec.game, **spec.game_options())
     players = game.num_players()
     check_agents(game, spec.agents)
@@ -316,8 +310,6 @@ def evaluate(game: str | None, agents: str | None, games: int | None, seed: int 
     out_dir = prepare_out_dir(out)
     recording = record_request(record_first, record_seeds, out_dir)
     run = run_evaluation(spec, out_dir=out_dir, progress=not no_progress, workers=workers, address=address)
-    from experiments.eval.report import json_default, print_tables, write_report
-
     warn_if_interrupted(run)
     summary = summarize_run(run)
     if out_dir is not None:

@@ -34,11 +34,13 @@ import pandas as pd
 from agents.base import parse_agent_spec
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
+from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import workers_option
 from experiments.common.runner import GameRecord
 from experiments.eval import stats
 from experiments.eval.config import CONFIG_KEYS, EvalSpec, build_spec, load_config, split_agents
 from experiments.eval.evaluate import run_evaluation, summarize_run
+from experiments.eval.report import json_default
 from experiments.eval.run import EvalRun, lineups, per_seed_scores
 
 #: agents whose strength is bought with time: --equal-time gives them the same time per decision
@@ -316,8 +318,6 @@ def ladder_plot(table: pd.DataFrame, path: Path, title: str) -> Path:
 
 def write_ladder(run: EvalRun, out: Path, command: str) -> tuple[pd.DataFrame, str]:
     """Summarise ``run`` and write ladder.md, ladder.csv, ladder.png and summary.json into ``out``."""
-    from experiments.eval.report import json_default
-
     summary = summarize_run(run)
     table = ladder_table(run, summary)
     text = markdown(table, run, command)
@@ -354,8 +354,6 @@ def ladder(args: tuple[str, ...], agents: str | None, players: int | None, suite
            seeds: str | None, seconds: float | None, config: str | None, seating: str | None,
            metric: str | None, out: str | None, combine: bool, workers: int, no_progress: bool) -> None:
     """Rank agents on GAME by paired evaluation on the same seeds (see experiments/eval/ladder.py)."""
-    from experiments.common.output_dir import prepare_out_dir
-
     argv = sys.argv[2:] if sys.argv[1:2] == ["ladder"] else list(args)
     command = "meeplelab ladder " + " ".join(shlex.quote(a) for a in argv)
     if combine:

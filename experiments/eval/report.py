@@ -9,7 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from rich.console import Console
+from rich.table import Table
 
+from agents.base import agent_label
 from experiments.eval.run import EvalRun, per_seed_scores
 
 
@@ -61,8 +64,6 @@ def markdown_tables(summary: dict[str, Any]) -> list[str]:
 
 def agent_legend(specs: Sequence[str]) -> list[str]:
     """Markdown lines naming the full spec behind each agent label (empty when every label is its spec)."""
-    from agents.base import agent_label
-
     rows = [(agent_label(s), s) for s in specs if agent_label(s) != s.strip()]
     if not rows:
         return []
@@ -115,9 +116,6 @@ def json_default(value: Any) -> Any:
 
 def print_tables(summary: dict[str, Any]) -> None:
     """The summary as rich tables on stdout."""
-    from rich.console import Console
-    from rich.table import Table
-
     console = Console()
     table = Table(title=f"{summary['game']}: {summary['games']} seeds ({summary['seeds']}), "
                         f"{summary['players']} player(s), score: {summary.get('metric', 'total')}"

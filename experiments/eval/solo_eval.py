@@ -24,6 +24,8 @@ from typing import Any
 import click
 import numpy as np
 import pandas as pd
+from rich.console import Console
+from rich.table import Table
 
 from envs.core.errors import ConfigError
 from envs.core.game import Game, State
@@ -163,9 +165,6 @@ def solo_summary(run: EvalRun, titles: list[tuple[int, str]]) -> dict[str, Any]:
 
 def print_report(summary: dict[str, Any]) -> None:
     """Rich tables: the per-agent solo table, paired differences, titles and scoring cards."""
-    from rich.console import Console
-    from rich.table import Table
-
     console = Console()
     main = Table(title=f"solo {summary['game']}: {summary['games']} games per agent ({summary['seeds']}); "
                        "means per game, evaluation = score - threshold")

@@ -31,9 +31,18 @@ from typing import Any
 
 import click
 import numpy as np
+from tqdm import tqdm
 
+from agents.greedy import cartographers as cartographers_greedy
+from agents.greedy import cartographers_kernels as G
+from agents.greedy import cascadia as cascadia_greedy
+from agents.greedy import dorfromantik as dorfromantik_greedy
+from agents.greedy import dorfromantik_kernels as GK
+from envs.cascadia import kernels as CK
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
+from envs.core.rng import new_stream
+from envs.dorfromantik import kernels as DK
 from experiments.eval.ladder import parse_seed_range
 
 ScoreFn = Callable[[np.ndarray, int, int], np.ndarray]  # (weights, first seed, games) -> score per seed
@@ -76,9 +85,6 @@ def _check(ok: bool, message: str) -> None:
 
 
 def _cartographers() -> GreedyModel:
-    from agents.greedy import cartographers_kernels as G
-    from agents.greedy.cartographers import preset_weights
-
     game = make_game("cartographers")
     solo = np.array(game.data.scoring_solo, dtype=np.int64)
 
@@ -87,38 +93,31 @@ def _cartographers() -> GreedyModel:
         G.greedy_solo_games(game.tb, games, first, game.coin_cap, True, True, weights, solo, out)
         return out
 
-    return GreedyModel(tuple(G.WEIGHT_NAMES), ("hole_size",), preset_weights, score, "evaluation")
+    return GreedyModel(tuple(G.WEIGHT_NAMES), ("hole_size",), cartographers_greedy.preset_weights, score,
+                       "evaluation")
 
 
 def _cascadia(players: int, metric: str) -> GreedyModel:
-    from agents.greedy.cascadia import W_NAMES, play_greedy, preset_weights
-    from envs.cascadia import kernels as K
-
     game = make_game("cascadia", players=players)
-    column = K.CAT_BASE if metric == "base" else K.CAT_TOTAL
+    column = CK.CAT_BASE if metric == "base" else CK.CAT_TOTAL
     d = game.data
 
     def score(weights: np.ndarray, first: int, games: int) -> np.ndarray:
-        out = np.zeros((players, K.NUM_CAT), np.int32)
+        out = np.zeros((players, CK.NUM_CAT), np.int32)
         means = np.zeros(games)
         for i in range(games):
             args = game.new_game(first + i).board_args()
-            play_greedy(*args, game.nbr, game.kind_edges, game.kind_info, game.tables, weights, 0.0,
-                        np.zeros(1, np.uint64))
-            K.score_all(args[2], args[3], args[5], args[7], args[11], game.nbr, game.tables, d.solo_bonus_min,
-                        d.solo_bonus_points, out)
+            cascadia_greedy.play_greedy(*args, game.nbr, game.kind_edges, game.kind_info, game.tables,
+                                        weights, 0.0, np.zeros(1, np.uint64))
+            CK.score_all(args.edges, args.tokens, args.cells, args.pinfo, args.ctl, game.nbr, game.tables,
+                         d.solo_bonus_min, d.solo_bonus_points, out)
             means[i] = out[:, column].mean()
         return means
 
-    return GreedyModel(tuple(W_NAMES), (), preset_weights, score, metric)
+    return GreedyModel(tuple(cascadia_greedy.W_NAMES), (), cascadia_greedy.preset_weights, score, metric)
 
 
 def _dorfromantik() -> GreedyModel:
-    from agents.greedy import dorfromantik_kernels as GK
-    from agents.greedy.dorfromantik import preset_weights
-    from envs.core.rng import new_stream
-    from envs.dorfromantik import kernels as K
-
     game = make_game("dorfromantik")
 
     def score(weights: np.ndarray, first: int, games: int) -> np.ndarray:
@@ -127,10 +126,10 @@ def _dorfromantik() -> GreedyModel:
             s = game.new_game(first + i)
             GK.play_greedy(s.cells, s.frontier, s.placed, s.uf, s.tasks, s.deck, s.meta, game._rot_edges,
                           game._task_type, game._flag, weights, new_stream(first + i, "tune"), game._mask)
-            totals[i] = float(game.score_vector(s)[K.S_TOTAL])
+            totals[i] = float(game.score_vector(s)[DK.S_TOTAL])
         return totals
 
-    return GreedyModel(tuple(GK.WEIGHT_NAMES), (), preset_weights, score, "total")
+    return GreedyModel(tuple(GK.WEIGHT_NAMES), (), dorfromantik_greedy.preset_weights, score, "total")
 
 
 @dataclass
@@ -249,8 +248,6 @@ def tune_greedy(game_name: str, players: int | None, seeds: str, check_seeds: st
                 factors: str, rounds: int, z: float, min_gain: float, metric: str | None, out: str,
                 no_progress: bool) -> None:
     """Retune GAME's greedy weights by paired coordinate search on compiled greedy games."""
-    from tqdm import tqdm
-
     model = greedy_model(game_name, players, metric)
     first, last = parse_seed_range(seeds)
     games = last - first + 1

@@ -21,6 +21,7 @@ import click
 
 from envs.core.game import Game, State
 from envs.core.registry import make_game
+from experiments.replay.browser import screenshot as take
 from experiments.replay.records import Record, read_record, replay, score_dicts
 from experiments.replay.views import view_for
 
@@ -145,8 +146,6 @@ def replay_command(record_file: Path, out: Path | None, open_page: bool, screens
     click.echo(f"wrote {page} ({page.stat().st_size // 1024} KiB); open it in any browser "
                f"(add #step=K to open at decision K)")
     if screenshot is not None:
-        from experiments.replay.browser import screenshot as take
-
         png = take(page, screenshot, step if step is not None else 10**9)
         click.echo(f"wrote {png} ({png.stat().st_size // 1024} KiB)")
     if open_page:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import click
 import numpy as np
 
 from agents.base import agent_label
@@ -39,6 +40,7 @@ from envs.core.errors import ConfigError, MeeplelabError
 from envs.core.game import Game, State
 from envs.core.registry import make_game
 from envs.core.textfile import read_text
+from experiments.common.runner import play_game
 
 FORMAT = "meeplelab-record"
 VERSION = 1
@@ -321,8 +323,6 @@ def replay_with_explanations(game_name: str, options: dict[str, Any], seed: int,
     change a result. Games depend only on their seed and agents, so the second play repeats the
     ``actions`` of the first; where it does not (an agent with a time limit), the record keeps the
     game as first played, without the agents' views."""
-    from experiments.common.runner import play_game
-
     result = play_game(make_game(game_name, **options), list(agents), int(seed), explain=True)
     if actions is not None and list(result.actions) != [int(a) for a in actions]:
         return record_game(game_name, options, seed, agents, actions)
@@ -336,8 +336,6 @@ def chosen(position: int, seed: int, first: int | None, seeds: Sequence[int]) ->
 
 def record_options(command: Callable) -> Callable:
     """The ``--record N`` and ``--record-seeds LIST`` options of ``eval`` and ``simulate``."""
-    import click
-
     command = click.option("--record-seeds", "record_seeds", metavar="LIST",
                            help="Write game records of the games on these seeds, e.g. 3,7,10-12.")(command)
     return click.option("--record", "record_first", type=int, metavar="N",

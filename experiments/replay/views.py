@@ -14,6 +14,10 @@ from typing import Any
 
 import numpy as np
 
+from envs.cartographers import kernels as K
+from envs.cascadia import kernels as cascadia_kernels
+from envs.cascadia.data import CELL_COORDS, WILDLIFE
+from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 
 # Colours close to the printed components.
@@ -36,8 +40,6 @@ class CartographersView:
     """An 11x11 map per seat: terrain codes, the printed ruins, mountains, coins."""
 
     def __init__(self, game: Game):
-        from envs.cartographers import kernels as K
-
         self.game, self.K = game, K
 
     def legend(self) -> dict[str, Any]:
@@ -95,10 +97,7 @@ class CascadiaView:
     """Every seat's hexes (habitat per edge, wildlife allowed and placed), and the market."""
 
     def __init__(self, game: Game):
-        from envs.cascadia import kernels as K
-        from envs.cascadia.data import CELL_COORDS
-
-        self.game, self.K, self.coords = game, K, CELL_COORDS
+        self.game, self.K, self.coords = game, cascadia_kernels, CELL_COORDS
 
     def legend(self) -> dict[str, Any]:
         return {"terrains": [{"name": n, "color": c} for n, c in CASCADIA_HABITATS],
@@ -156,8 +155,6 @@ class CascadiaView:
         return {"board": seat}
 
     def label(self, state: State, action: int) -> str:
-        from envs.cascadia.data import WILDLIFE
-
         f = self.game.decode_action(action)
         kind = f["kind"]
         if kind == "pair":
@@ -249,8 +246,6 @@ VIEWS = {"cartographers": CartographersView, "cascadia": CascadiaView, "dorfroma
 
 def view_for(game: Game):
     """The view of ``game`` (ConfigError for a game the viewer cannot draw)."""
-    from envs.core.errors import ConfigError
-
     if game.name not in VIEWS:
         raise ConfigError(f"the replay viewer cannot draw {game.name!r}; it draws {', '.join(VIEWS)}")
     return VIEWS[game.name](game)

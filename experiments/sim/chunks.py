@@ -20,6 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from envs.core.errors import ConfigError
 from experiments.eval.stats import Moments
@@ -54,9 +56,6 @@ def seat_aggregates(columns: dict[str, np.ndarray]) -> list[dict[str, Any]]:
 
 def encode_chunk(columns: dict[str, Any], index: int, seeds: list[int]) -> tuple[bytes, dict[str, Any]]:
     """The Parquet bytes of one chunk's columns and its record (runs in the worker)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
     table = pa.table(columns)
     sink = io.BytesIO()
     pq.write_table(table, sink)
@@ -133,8 +132,6 @@ def verify_chunk(out_dir: Path, index: int, seeds: list[int],
 
 def _damage(path: Path, record: dict[str, Any]) -> str:
     """Why a file whose checksum does not match is wrong (truncated, other rows, altered)."""
-    import pyarrow.parquet as pq
-
     size = path.stat().st_size
     if size == 0:
         return "empty file"

@@ -22,6 +22,9 @@ Local runs start their own Ray (:func:`experiments.common.ray_setup.init_ray`, l
 from __future__ import annotations
 
 import json
+import os
+import resource
+import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -29,14 +32,18 @@ from typing import Any
 
 import click
 import pandas as pd
+from tqdm import tqdm
 
 from agents.base import agent_label
 from envs.core.errors import ConfigError
-from envs.core.registry import GAMES
+from envs.core.registry import GAMES, make_game
 from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import address_option, check_workers, workers_option
+from experiments.common.ray_setup import init_ray, where_running
+from experiments.common.runner import build_agents, play_game
 from experiments.common.stdout_guard import stdout_to_stderr
 from experiments.replay.records import record_options, record_request, write_simulation_records
+from experiments.sim import compiled as sim_compiled
 from experiments.sim.chunks import (
     ChunkCheck,
     RunLock,
@@ -108,8 +115,6 @@ def play_chunk(game_name: str, game_target: str, options: dict[str, Any], agents
     so Ray must retry the task."""
     if crash_once_dir is not None:
         _crash_once(Path(crash_once_dir) / f"chunk_{index:05d}.crashed")
-    from envs.core.registry import make_game
-    from experiments.sim import compiled as sim_compiled
     GAMES.setdefault(game_name, game_target)  # games registered only in the driver (tests)
     game = make_game(game_name, **options)
     columns = sim_compiled.play_columns(game, agents, seeds, index) if engine == "auto" else None
@@ -119,8 +124,6 @@ def play_chunk(game_name: str, game_target: str, options: dict[str, Any], agents
 
 
 def _crash_once(marker: Path) -> None:
-    import os
-
     if not marker.exists():
         marker.touch()
         os._exit(1)
@@ -128,8 +131,6 @@ def _crash_once(marker: Path) -> None:
 
 def python_columns(game: Any, agents: list[str], seeds: list[int], index: int) -> dict[str, list[Any]]:
     """One chunk's columns played through :func:`experiments.common.runner.play_game`."""
-    from experiments.common.runner import play_game
-
     rows: list[dict[str, Any]] = []
     for seed in seeds:
         rows.extend({"chunk": index, **row} for row in play_game(game, agents, seed).seat_rows(timing=False))
@@ -175,9 +176,6 @@ def check_chunks(spec: SimulationSpec, out_dir: Path) -> tuple[list[ChunkCheck],
 
 def validate(spec: SimulationSpec) -> str:
     """Check names and options in the driver (before any task starts); return the game's target."""
-    from envs.core.registry import make_game
-    from experiments.common.runner import build_agents
-
     if spec.games < 1 or spec.chunk < 1 or spec.seed < 0:
         raise ConfigError("need games >= 1, chunk >= 1, seed >= 0 "
                           f"(got {spec.games}, {spec.chunk}, {spec.seed})")
@@ -213,10 +211,6 @@ def _play(spec: SimulationSpec, out_dir: Path, target: str, todo: list[tuple[int
           result: SimulationResult, workers: int | None, address: str | None, progress: bool,
           max_retries: int, crash_once_dir: str | None, engine: str) -> None:
     """Play ``todo`` as Ray tasks, writing each chunk as it arrives (counts go into ``result``)."""
-    from tqdm import tqdm
-
-    from experiments.common.ray_setup import init_ray, where_running
-
     replay = {c.index for c in result.problems}
     started = time.perf_counter()
     ray = init_ray(num_cpus=workers, address=address)
@@ -268,16 +262,12 @@ def load_results(out_dir: Path) -> pd.DataFrame:
 
 def ray_running() -> bool:
     """Whether this process is connected to a Ray instance (without importing Ray)."""
-    import sys
-
     ray = sys.modules.get("ray")
     return ray is not None and ray.is_initialized()
 
 
 def peak_rss_mb() -> float:
     """The driver's peak resident memory so far (MiB; Linux reports ru_maxrss in KiB)."""
-    import resource
-
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
@@ -311,8 +301,6 @@ def simulate(game: str, agent: str, games: int, seed: int, players: int | None, 
              crash_once_dir: str | None, record_first: int | None, record_seeds: str | None) -> None:
     """Play GAMES games of GAME with Ray, one Parquet file per chunk of seeds; reruns verify and resume."""
     options = {"players": players} if players is not None else {}
-    from envs.core.registry import make_game
-
     seats = make_game(game, **options).num_players()
     specs = [s.strip() for s in agent.split(";") if s.strip()]
     if len(specs) == 1:

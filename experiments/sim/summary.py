@@ -10,6 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from rich.console import Console
+from rich.table import Table
+
 from experiments.eval.stats import Moments
 
 
@@ -43,9 +46,6 @@ def merge_records(records: Iterable[dict[str, Any]], agents: list[str]) -> dict[
 
 def print_summary(summary: dict[str, Any], title: str) -> None:
     """One column per seat, one row per measure (games can have many categories)."""
-    from rich.console import Console
-    from rich.table import Table
-
     seats = summary["seats"]
     table = Table(title=title)
     table.add_column("measure")

@@ -17,7 +17,11 @@ from envs.core.errors import ConfigError
 from envs.core.install import require
 from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import address_option
+from experiments.train import expert_iteration
 from experiments.train.config import load_config
+from experiments.train.exit_config import load_config as load_exit_config
+from experiments.train.imitation import parse_init
+from experiments.train.ppo import check_resumable, resume_point, run_training
 
 ALGOS = ("ppo", "expert-iteration")
 
@@ -70,8 +74,6 @@ def train(game: str, config_path: str, algo: str, generations: int | None, times
     for name, seconds in (("--time-budget", time_budget), ("--wall-budget", wall_budget)):
         if seconds is not None and not seconds > 0:
             raise ConfigError(f"{name} must be > 0 seconds, got {seconds}")
-    from experiments.train.ppo import check_resumable, resume_point, run_training
-
     run_dir = run_folder(config, resume, out, resume_point, check_resumable)
     state = run_training(config, run_dir, resume=bool(resume), timesteps=timesteps, time_budget=time_budget,
                          wall_budget=wall_budget, address=address, device=device, seed=seed, init=init,
@@ -98,8 +100,6 @@ def check_run_options(config: dict[str, Any], config_path: str, game: str, count
     if seed is not None and seed < 0:
         raise ConfigError(f"--seed must be >= 0, got {seed}")
     if init is not None:
-        from experiments.train.imitation import parse_init
-
         parse_init(init)
 
 
@@ -125,15 +125,12 @@ def train_expert_iteration(game: str, config_path: str, generations: int | None,
                            out: str | None, address: str | None, seed: int | None, init: str | None,
                            as_json: bool) -> None:
     """``train --algo expert-iteration``: check the options, run, print a summary."""
-    from experiments.train.exit_config import load_config as load_exit_config
-
     config = load_exit_config(config_path)
     check_run_options(config, config_path, game, {"--generations": generations}, seed, init)
-    from experiments.train.expert_iteration import check_resumable, resume_point, run_expert_iteration
-
-    run_dir = run_folder(config, resume, out, resume_point, check_resumable)
-    state = run_expert_iteration(config, run_dir, resume=bool(resume), generations=generations,
-                                 address=address, seed=seed, init=init, progress=not as_json)
+    run_dir = run_folder(config, resume, out, expert_iteration.resume_point, expert_iteration.check_resumable)
+    state = expert_iteration.run_expert_iteration(
+        config, run_dir, resume=bool(resume), generations=generations, address=address, seed=seed, init=init,
+        progress=not as_json)
     history = state["history"]
     summary = {"generation": state["generation"], "stopped_by": state["stopped_by"],
                "accepted": sum(bool(h["accepted"]) for h in history), "last": history[-1:],

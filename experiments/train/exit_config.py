@@ -28,9 +28,11 @@ from typing import Any
 
 import yaml
 
+from agents.base import parse_agent_spec
 from envs.core.errors import ConfigError
 from envs.core.textfile import read_text
 from experiments.train import config as train_config
+from experiments.train.imitation import parse_init
 
 #: at most this many games per generation and generations per run (their seed ranges stay disjoint)
 MAX_GAMES = 10_000
@@ -67,8 +69,6 @@ def _check_number(key: str, value: Any) -> None:
 
 
 def _check_search(search: Any, source: str) -> str:
-    from agents.base import parse_agent_spec
-
     if not isinstance(search, str) or "{policy}" not in search:
         raise ConfigError(f"{source}: search must be an agent spec with a {{policy}} placeholder "
                           f"(e.g. 'mcts:prior=ppo:{{policy}},simulations=8,rollout=greedy'), got {search!r}")
@@ -79,8 +79,6 @@ def _check_search(search: Any, source: str) -> str:
 def _check_init(init: Any, source: str) -> str | None:
     if init is None:
         return None
-    from experiments.train.imitation import parse_init
-
     if not isinstance(init, str):
         raise ConfigError(f"{source}: init must be policy:<path>, teacher:<agent spec> or null, got {init!r}")
     try:

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import make_agent
+from envs.core.registry import make_game
 from experiments.train.exit_config import MAX_GAMES, MAX_GENERATIONS
 from experiments.train.imitation import Demonstrations, collect
 
@@ -51,9 +53,6 @@ def selfplay_spec(config: dict[str, Any], policy: Path) -> str:
 def check_search(config: dict[str, Any], policy: Path) -> None:
     """Build the self-play and the gating search once here, so a bad spec fails in one line before
     any game is played."""
-    from agents.base import make_agent
-    from envs.core.registry import make_game
-
     game = make_game(config["game"], **config["game_options"])
     for spec in {selfplay_spec(config, policy), search_spec(config["search"], policy)}:
         make_agent(spec, game)

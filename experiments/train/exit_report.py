@@ -30,7 +30,18 @@ import click
 import pandas as pd
 
 from envs.core.errors import ConfigError
+from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import workers_option
+from experiments.eval.ladder import (
+    build_ladder_spec,
+    combine_parts,
+    default_metric,
+    parse_seed_range,
+    play_part,
+    write_ladder,
+)
+from experiments.train.exit_config import _check_search
+from experiments.train.exit_data import search_spec
 
 if TYPE_CHECKING:
     from experiments.eval.config import EvalSpec
@@ -192,9 +203,6 @@ def generation_networks(run: Path, state: dict[str, Any]) -> list[tuple[str, Pat
 
 def ladder_agents(run: Path, state: dict[str, Any], search: str | None, argmax: bool) -> list[str]:
     """greedy, then each network's search (and its argmax ``ppo:`` agent with ``argmax``)."""
-    from experiments.train.exit_config import _check_search
-    from experiments.train.exit_data import search_spec
-
     template = _check_search(search or state["config"]["search"], "--search")
     agents = ["greedy"]
     for label, path in generation_networks(run, state):
@@ -208,8 +216,6 @@ def ladder_spec(state: dict[str, Any], agents: list[str], suite: str | None, see
                 games: int | None) -> EvalSpec:
     """The ladder's evaluation: ``agents`` on the run's game and options, over the chosen seeds (each
     agent at its own tables for multiplayer games, as in gating)."""
-    from experiments.eval.ladder import build_ladder_spec, default_metric
-
     config = state["config"]
     options = dict(config["game_options"])
     players = int(options.pop("players", 1))
@@ -226,8 +232,6 @@ def ladder_spec(state: dict[str, Any], agents: list[str], suite: str | None, see
 def play_ladder(spec: EvalSpec, out: Path, workers: int, progress: bool,
                 command: str) -> tuple[pd.DataFrame, str]:
     """Play ``spec`` as a ladder part into ``out``, combine every part there, write the ladder."""
-    from experiments.eval.ladder import combine_parts, play_part, write_ladder
-
     played = play_part(spec, out, workers=workers, progress=progress)
     result = played if played is not None and played.interrupted else combine_parts([out])
     return write_ladder(result, out, command)
@@ -252,9 +256,6 @@ def exit_report(run_dir: Path, suite: str | None, seeds: str | None, games: int 
                 argmax: bool, workers: int, out: Path | None, as_json: bool, no_progress: bool) -> None:
     """Per-generation report of an expert-iteration run; with --suite/--seeds, its networks'
     strength on those seeds (see experiments/train/exit_report.py)."""
-    from experiments.common.output_dir import prepare_out_dir
-    from experiments.eval.ladder import parse_seed_range
-
     state = load_run_state(run_dir)
     playing = bool(suite or seeds)
     if games is not None and (games < 1 or not playing):

@@ -64,9 +64,17 @@ from typing import Any
 
 import numpy as np
 import yaml
+from tqdm import tqdm
 
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
+from experiments.common.ray_setup import init_ray
+from experiments.train.evaluation import TrainingEvaluator
+from experiments.train.exit_data import GATING, check_search, generation_seeds, load_window, self_play
+from experiments.train.exit_gating import gate, record_fields
+from experiments.train.imitation import fit, imitate, parse_init
+from experiments.train.ppo import StopFlag
+from experiments.train.ppo import check_resumable as check
 
 STATE_FILE = "exit_state.json"
 INIT_DIR = "init"
@@ -80,8 +88,6 @@ def initial_network(config: dict[str, Any], init: str | None, seed: int, writer,
 
     from agents.ppo.network import BoardPolicyValueNet, NetConfig
     from agents.ppo.policy_file import build_network, load_policy_payload
-    from experiments.train.imitation import imitate, parse_init
-
     game = make_game(config["game"], **config["game_options"])
     if init is None:
         torch.manual_seed(seed)
@@ -160,8 +166,6 @@ def save_checkpoint(out: Path, net, config: dict[str, Any], state: dict[str, Any
 
 def check_resumable(config: dict[str, Any], out: Path) -> None:
     """The run's game, options and network must be the config's (one clear line otherwise)."""
-    from experiments.train.ppo import check_resumable as check
-
     check(config, out)
 
 
@@ -169,8 +173,6 @@ def check_resumable(config: dict[str, Any], out: Path) -> None:
 
 def fit_candidate(accepted, data, config: dict[str, Any], seed: int) -> tuple[Any, dict[str, float]]:
     """A copy of the accepted network fitted to ``data``; returns it and its last epoch's metrics."""
-    from experiments.train.imitation import fit
-
     candidate = copy.deepcopy(accepted)
     tr = config["train"]
     history = fit(candidate, data, tr["epochs"], tr["batch_size"], tr["lr"], tr["value_weight"], seed=seed)
@@ -181,9 +183,6 @@ def run_generation(config: dict[str, Any], out: Path, generation: int, accepted_
                    rng: np.random.Generator, stop, progress: bool) -> tuple[Any, Path, dict[str, Any] | None]:
     """Self-play, fit, gate; returns the accepted network after it, its file and the generation's
     record (None when ``stop()`` interrupted it between steps)."""
-    from experiments.train.exit_data import GATING, generation_seeds, load_window, self_play
-    from experiments.train.exit_gating import gate, record_fields
-
     started = time.monotonic()
     folder = out / "generations" / f"gen_{generation:03d}"
     playing = save_network(folder / "policy.pt", accepted_net, config, {"generation": generation})
@@ -247,13 +246,6 @@ def run_expert_iteration(config: dict[str, Any], out: Path, *, resume: bool = Fa
     """Run generations until ``generations`` (default ``run.generations``) are done or Ctrl-C;
     return the final state."""
     from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
-
-    from experiments.common.ray_setup import init_ray
-    from experiments.train.evaluation import TrainingEvaluator
-    from experiments.train.exit_data import check_search
-    from experiments.train.ppo import StopFlag
-
     run = config["run"]
     total = generations or run["generations"]
     checkpoint = resume_point(out) if resume else None

@@ -19,7 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from tqdm import tqdm
 
+from agents.base import make_agent
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 from envs.core.rng import numpy_generator
@@ -143,8 +145,6 @@ def play_teacher_games(game_name: str, game_options: dict[str, Any], teacher: st
                        seeds: list[int], top_k: int = 0) -> Demonstrations:
     """The teacher in every seat on each seed; every decision recorded (with ``top_k`` > 0 also
     the search's root visit distribution, see :func:`search_target`)."""
-    from agents.base import make_agent
-
     game = make_game(game_name, **game_options)
     agent = make_agent(teacher, game)
     obs_rows, mask_rows, actions, seats, totals_before, game_of = [], [], [], [], [], []
@@ -185,8 +185,6 @@ def collect(game_name: str, game_options: dict[str, Any], teacher: str, seeds: l
             workers: int, progress: bool = True, top_k: int = 0, desc: str | None = None) -> Demonstrations:
     """Teacher games split into chunks played as Ray tasks (Ray must be initialised)."""
     import ray
-    from tqdm import tqdm
-
     remote = ray.remote(num_cpus=1)(play_teacher_games)
     chunks = [seeds[i::max(1, workers * 4)] for i in range(max(1, workers * 4))]
     refs = [remote.remote(game_name, game_options, teacher, chunk, top_k) for chunk in chunks if chunk]
@@ -307,8 +305,6 @@ def imitate(config: dict[str, Any], init: str, writer, progress: bool = True, st
     teacher = parse_teacher(init)
     im = config["imitation"]
     game = make_game(config["game"], **config["game_options"])
-    from agents.base import make_agent
-
     make_agent(teacher, game)  # a bad teacher spec fails here, before any game is played
     seed0 = 10_000_000 + int(config["run"]["seed"]) * 100_000  # away from the eval and test seeds
     data = collect(config["game"], config["game_options"], teacher, list(range(seed0, seed0 + im["games"])),

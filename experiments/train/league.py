@@ -23,6 +23,8 @@ import numpy as np
 
 from envs.core.multiagent_env import seat_of
 from envs.core.registry import make_game
+from experiments.common.runner import play_game
+from experiments.eval import stats
 from experiments.train.weights import MAIN_MODULE, get_module_weights, save_policy_file, set_module_weights
 
 #: what this process's policy mapping knows about the league (set on every env runner)
@@ -135,9 +137,6 @@ class League:
 
     def evaluate_main(self, main_policy: str, rng: np.random.Generator) -> dict[str, Any]:
         """Paired tables: main in one seat vs the newest member in that seat, same opponents."""
-        from experiments.common.runner import play_game
-        from experiments.eval import stats
-
         game = make_game(self.config["game"], **self.config["game_options"])
         games = self.settings["promote_games"]
         newest = self.members[-1]

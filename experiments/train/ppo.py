@@ -20,6 +20,7 @@ Output folder::
 
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import shutil
@@ -30,9 +31,16 @@ from typing import Any
 
 import numpy as np
 import yaml
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
+from envs.cartographers import env as cartographers_env
+from envs.cascadia import env as cascadia_env
 from envs.core.errors import ConfigError
+from envs.dorfromantik import env as dorfromantik_env
+from experiments.common.ray_setup import init_ray
 from experiments.train.config import is_multiplayer
+from experiments.train.evaluation import TrainingEvaluator
+from experiments.train.imitation import load_initial_policy, warm_start
 from experiments.train.weights import (
     MAIN_MODULE,
     get_module_weights,
@@ -49,14 +57,12 @@ STATE_FILE = "trainer_state.json"
 def env_class(game: str, multi_agent: bool) -> type:
     """The Gymnasium (or multi-agent) env class of ``game``."""
     if game == "cartographers":
-        from envs.cartographers import env as module
-        return module.CartographersMultiAgentEnv if multi_agent else module.CartographersEnv
+        return (cartographers_env.CartographersMultiAgentEnv if multi_agent
+                else cartographers_env.CartographersEnv)
     if game == "cascadia":
-        from envs.cascadia import env as module
-        return module.CascadiaMultiAgentEnv if multi_agent else module.CascadiaEnv
+        return cascadia_env.CascadiaMultiAgentEnv if multi_agent else cascadia_env.CascadiaEnv
     if game == "dorfromantik":
-        from envs.dorfromantik import env as module
-        return module.DorfromantikMultiAgentEnv if multi_agent else module.DorfromantikEnv
+        return dorfromantik_env.DorfromantikMultiAgentEnv if multi_agent else dorfromantik_env.DorfromantikEnv
     raise ConfigError(f"unknown game {game!r}; known games: cartographers, cascadia, dorfromantik")
 
 
@@ -69,8 +75,6 @@ def vector_creator(game: str, players: int) -> Any | None:
     if target is None:
         return None
     try:
-        import importlib
-
         return getattr(importlib.import_module(target), "make_vector_env", None)
     except ModuleNotFoundError:
         return None
@@ -278,8 +282,6 @@ def run_training(config: dict[str, Any], out: Path, *, resume: bool = False, tim
     command_started = time.monotonic()
     from torch.utils.tensorboard import SummaryWriter
 
-    from experiments.common.ray_setup import init_ray
-    from experiments.train.evaluation import TrainingEvaluator
     from experiments.train.league import League
 
     run = config["run"]
@@ -317,13 +319,9 @@ def run_training(config: dict[str, Any], out: Path, *, resume: bool = False, tim
             configured = config["imitation"]["teacher"]
             teacher = init or (f"teacher:{configured}" if configured else None)
             if teacher and teacher.startswith("policy:"):
-                from experiments.train.imitation import load_initial_policy
-
                 load_initial_policy(algo, config, teacher)
                 evaluate_and_log(algo, config, evaluator, writer, out, state, mid, step=0)
             elif teacher:
-                from experiments.train.imitation import warm_start
-
                 warm_start(algo, config, teacher, writer, out, mid, progress=progress, stop=lambda: flag.stop)
                 evaluate_and_log(algo, config, evaluator, writer, out, state, mid, step=0)
             if league is not None:
@@ -402,8 +400,6 @@ class _progress:
 
     def __enter__(self) -> _progress:
         if self.enabled:
-            from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
             self.progress = Progress(TextColumn("[bold]train"), BarColumn(),
                                      TextColumn("{task.completed:,}/{task.total:,} steps"),
                                      TimeElapsedColumn(), TextColumn("{task.description}"))
