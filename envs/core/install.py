@@ -46,11 +46,26 @@ def _check_folder(folder: str) -> None:
         raise ValueError(f"unknown data folder {folder!r}; shipped folders: {', '.join(DATA_FOLDERS)}")
 
 
+def running_from_checkout() -> bool:
+    """Whether the code runs from a source checkout (editable install or ``PYTHONPATH``), not from an
+    installed copy in site-packages."""
+    return (CHECKOUT / "pyproject.toml").is_file()
+
+
+def cache_dir(name: str) -> Path:
+    """Where meeplelab keeps its working files ``name`` (``.numba_cache``, ``.ray_home``): inside the
+    checkout when it runs from one (``make clean`` removes them), else in the user's cache folder, so an
+    installed copy never writes into site-packages."""
+    if running_from_checkout():
+        return CHECKOUT / name
+    return Path.home() / ".cache" / "meeplelab" / name.lstrip(".")
+
+
 def checkout_dir(folder: str) -> Path | None:
     """``folder`` of the source checkout the code runs from, or None when it is installed."""
     _check_folder(folder)
     path = CHECKOUT / folder
-    return path if (CHECKOUT / "pyproject.toml").is_file() and path.is_dir() else None
+    return path if running_from_checkout() and path.is_dir() else None
 
 
 def installed_dir(folder: str) -> Path | None:

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import numba
 
+from envs.core.install import cache_dir
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("envs", "agents", "experiments")
 _configured: list[str] = []
@@ -43,7 +45,7 @@ def configure_numba_cache() -> str | None:
         return _configured[0]
     key = source_hash()
     folder = None
-    for base in (ROOT / ".numba_cache", Path.home() / ".cache" / "meeplelab" / "numba"):
+    for base in (cache_dir(".numba_cache"), Path.home() / ".cache" / "meeplelab" / "numba"):
         try:
             (base / key).mkdir(parents=True, exist_ok=True)
         except OSError:

@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from envs.core.errors import ConfigError
-from envs.core.install import require
+from envs.core.install import cache_dir, require
 
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
-RAY_HOME = PROJECT_ROOT / ".ray_home"
+#: Ray's HOME: the checkout's .ray_home, or the user's cache folder for an installed copy
+RAY_HOME = cache_dir(".ray_home")
 LOOPBACK = "127.0.0.1"
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 CONNECT_TIMEOUT_S = 3.0
@@ -131,7 +132,7 @@ def _apply_local_settings() -> None:
 @contextmanager
 def _ray_home() -> Iterator[None]:
     """``HOME`` pointing at a folder with ``ray_bootstrap_config.yaml`` while Ray starts."""
-    RAY_HOME.mkdir(exist_ok=True)
+    RAY_HOME.mkdir(parents=True, exist_ok=True)
     (RAY_HOME / "ray_bootstrap_config.yaml").touch()
     old_home = os.environ.get("HOME")
     os.environ["HOME"] = str(RAY_HOME)
@@ -146,7 +147,7 @@ def _ray_home() -> Iterator[None]:
 
 def ray_env() -> dict[str, str]:
     """The environment for a ``ray start`` on this machine that stays on loopback (tests, docs)."""
-    RAY_HOME.mkdir(exist_ok=True)
+    RAY_HOME.mkdir(parents=True, exist_ok=True)
     (RAY_HOME / "ray_bootstrap_config.yaml").touch()
     return {**os.environ, **LOCAL_ENV, "HOME": str(RAY_HOME)}
 

@@ -154,3 +154,15 @@ def test_simulate(installed, game):
                               "--engine", "python", "--out", str(out_dir), "--json")
     assert json.loads(out)["games"] == 4
     assert len(list(out_dir.glob("chunk_*.parquet"))) == 2
+
+
+def test_an_installed_copy_keeps_its_caches_out_of_site_packages(installed):
+    """After playing and simulating (numba's cache, Ray's home), nothing was written into the install."""
+    probe = ("from envs.core.install import cache_dir; from experiments.common.ray_setup import RAY_HOME; "
+             "print(cache_dir('.numba_cache')); print(RAY_HOME)")
+    out = installed.run(str(installed.venv / "bin" / "python"), "-c", probe)
+    assert out.returncode == 0, out.stderr[-2000:]
+    for line in out.stdout.split():
+        assert not Path(line).is_relative_to(installed.site), line
+    assert not (installed.site / ".numba_cache").exists() and not (installed.site / ".ray_home").exists()
+
