@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pandas as pd
 import pytest
 from click.testing import CliRunner
@@ -182,7 +180,15 @@ def test_an_interrupted_part_is_summarised_but_not_marked_complete(tmp_path, mon
     assert not list(out.glob("parts/*/ladder_part.json"))  # a rerun plays the part again
 
 
-@pytest.mark.parametrize("path", sorted(str(p) for p in Path("configs/ladder").glob("*.yaml")))
+LADDER_CONFIGS = sorted((REPO_ROOT / "configs" / "ladder").glob("*.yaml"))
+
+
+def test_the_published_ladder_configs_are_found():
+    assert len(LADDER_CONFIGS) >= 5  # from any working directory
+
+
+@pytest.mark.parametrize("path", [str(p) for p in LADDER_CONFIGS],
+                         ids=[p.relative_to(REPO_ROOT).as_posix() for p in LADDER_CONFIGS])
 def test_every_published_ladder_config_builds_its_game_and_agents(path):
     """README's ladders are run from these files: each one's game, seats and agent specs must build
     (a typo in an agent option would only show hours into a published run)."""
