@@ -6,6 +6,7 @@ score sheet at the end. Every game is reproducible from ``--seed``.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import click
@@ -54,7 +55,8 @@ def play_one(game: Game, agents: list[Agent], seed: int, on_milestone=None,
 @click.option("--players", default=None, type=int, help="Number of players (game default if omitted).")
 @click.option("--campaign", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Dorfromantik: append the result to this campaign log.")
-@click.option("--names", default=None, help="Comma-separated player names for the campaign log.")
+@click.option("--names", default=None,
+              help="Comma-separated player names: printed for the seats and kept in the campaign log.")
 @click.option("--quiet", is_flag=True, help="Only the final position and score sheet.")
 @click.option("--record", "record_file", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the game record (JSON lines; watch it with meeplelab replay) to this file.")
@@ -73,16 +75,22 @@ def play(game_name: str, agent_spec: str, agent_list: str | None, seed: int, pla
     if record_file is not None:
         prepare_out_dir(record_file.parent, "--record")  # a bad folder fails now, not after the game
 
+    def named(text: str) -> str:
+        """The seats as ``--names`` calls them (the engines print player_0, player_1, ...)."""
+        if not names:
+            return text
+        return re.sub(r"\bplayer_(\d+)\b", lambda m: seat_names[int(m.group(1))], text)
+
     def show(state: State, marker) -> None:
         if not quiet and not game.is_over(state):  # the final position is printed below
             click.echo(f"\n=== {game.name}: end of {marker_label(game, marker)} ===")
-            click.echo(game.render_ansi(state))
+            click.echo(named(game.render_ansi(state)))
 
     explanations: list | None = [] if record_file is not None else None
     state, actions = play_one(game, agents, seed, on_milestone=show, explanations=explanations)
     click.echo(f"\n=== {game.name}: final position (seed {seed}, {len(actions)} decisions) ===")
-    click.echo(game.render_ansi(state))
-    click.echo("\n" + game.score_sheet_text(state))
+    click.echo(named(game.render_ansi(state)))
+    click.echo("\n" + named(game.score_sheet_text(state)))
     if record_file is not None:
         write_record(record_game(game.name, options, seed, specs, actions, explanations), record_file)
         click.echo(f"\nwrote the game record {record_file}")
@@ -92,19 +100,17 @@ def play(game_name: str, agent_spec: str, agent_list: str | None, seed: int, pla
 
 
 def check_campaign(game: Game, campaign: Path | None, names: str | None) -> list[str]:
-    """Validate ``--campaign`` and ``--names`` before the game is played: the game keeps a log, the
-    names match the seats, the log's folder is writable and the existing log reads cleanly.
+    """Validate ``--names`` and ``--campaign`` before the game is played: one name per seat, and for a
+    campaign, the game keeps a log, the log's folder is writable and the existing log reads cleanly.
     Returns the seat names (ConfigError/DataFileError otherwise, so no played game is lost)."""
     seat_names = names.split(",") if names else [f"player_{i}" for i in range(game.num_players())]
-    if campaign is None:
-        if names:
-            raise ConfigError("--names is only used with --campaign")
-        return seat_names
-    if not hasattr(game, "campaign_record"):
-        raise ConfigError(f"--campaign: {game.name} keeps no campaign log (only dorfromantik does)")
     if len(seat_names) != game.num_players() or not all(n.strip() for n in seat_names):
         raise ConfigError(f"--names: {len(seat_names)} names for {game.num_players()} seats "
                           "(give one non-empty name per seat, comma-separated)")
+    if campaign is None:
+        return seat_names
+    if not hasattr(game, "campaign_record"):
+        raise ConfigError(f"--campaign: {game.name} keeps no campaign log (only dorfromantik does)")
     prepare_out_dir(campaign.parent, "--campaign")
     if campaign.exists() and not campaign.is_file():
         raise ConfigError(f"--campaign {campaign} is a folder, not a log file")

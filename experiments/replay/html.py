@@ -148,5 +148,5 @@ def replay_command(record_file: Path, out: Path | None, open_page: bool, screens
     if screenshot is not None:
         png = take(page, screenshot, step if step is not None else 10**9)
         click.echo(f"wrote {png} ({png.stat().st_size // 1024} KiB)")
-    if open_page:
-        webbrowser.open(page.resolve().as_uri())
+    if open_page and not webbrowser.open(page.resolve().as_uri()):
+        click.echo(f"no browser could be opened on this machine: open {page.resolve()} in one", err=True)

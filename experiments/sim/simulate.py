@@ -248,7 +248,9 @@ def _play(spec: SimulationSpec, out_dir: Path, target: str, todo: list[tuple[int
 def summarize(spec: SimulationSpec, out_dir: Path) -> dict[str, Any]:
     """The summary of every chunk of ``spec`` in ``out_dir``, from the chunks' records."""
     records = (read_record(out_dir, index) for index, _ in spec.chunks())
-    return merge_records((r for r in records if r is not None), [agent_label(a) for a in spec.agents])
+    game = make_game(spec.game, **spec.options)
+    order = list(game.scores(game.new_game(spec.seed))[0].categories)  # the game's own order
+    return merge_records((r for r in records if r is not None), [agent_label(a) for a in spec.agents], order)
 
 
 def load_results(out_dir: Path) -> pd.DataFrame:

@@ -7,7 +7,7 @@ number of games: a ten-million-game run is summarized from its records like a th
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich.console import Console
@@ -16,9 +16,11 @@ from rich.table import Table
 from experiments.eval.stats import Moments
 
 
-def merge_records(records: Iterable[dict[str, Any]], agents: list[str]) -> dict[str, Any]:
-    """Per seat: mean, SD, SE, 95% t CI, min, max, category means, and win share when several
-    seats (a shared win is split), over every record."""
+def merge_records(records: Iterable[dict[str, Any]], agents: list[str],
+                  category_order: Sequence[str] = ()) -> dict[str, Any]:
+    """Per seat: mean, SD, SE, 95% t CI, min, max, category means (in ``category_order``, the game's
+    own order, then any others by name), and win share when several seats (a shared win is split),
+    over every record."""
     games = 0
     totals: list[Moments | None] = [None] * len(agents)
     categories: list[dict[str, float]] = [{} for _ in agents]
@@ -35,9 +37,11 @@ def merge_records(records: Iterable[dict[str, Any]], agents: list[str]) -> dict[
     for seat, m in enumerate(totals):
         if m is None:
             continue
+        rank = {name: i for i, name in enumerate(category_order)}
+        names = sorted(categories[seat], key=lambda k: (rank.get(k, len(rank)), k))
         entry = {"agent": agents[seat], "mean": m.mean, "sd": m.sd, "se": m.se, "ci95": m.ci95_t(),
                  "min": m.min, "max": m.max,
-                 "categories": {k: v / m.n for k, v in categories[seat].items()}}
+                 "categories": {k: categories[seat][k] / m.n for k in names}}
         if len(agents) > 1:
             entry["win_share"] = wins[seat] / m.n
         summary["seats"][seat] = entry

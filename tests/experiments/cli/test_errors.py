@@ -158,7 +158,7 @@ def test_play_refuses_a_corrupt_campaign_log_before_playing(capsys, tmp_path):
 
 @pytest.mark.parametrize("args, fragment", [
     (["--campaign", "{log}", "--names", "Ann,Bob"], "2 names for 1 seats"),
-    (["--names", "Ann"], "--names is only used with --campaign"),
+    (["--names", "Ann,"], "1 seats"),
     (["--campaign", "{afile}/c.jsonl"], "afile is a file, not a folder"),
     (["--record", "{afile}/game.jsonl"], "--record"),
 ])

@@ -3,7 +3,7 @@
 import pytest
 from click.testing import CliRunner
 
-from experiments.cli.main import cli
+from experiments.cli.main import cli, run
 
 
 @pytest.mark.parametrize("args, expected", [
@@ -32,3 +32,12 @@ def test_play_rejects_an_unknown_game_and_a_wrong_number_of_agents():
     assert result.exit_code != 0 and "unknown game 'chess'" in str(result.exception or result.output)
     result = CliRunner().invoke(cli, ["play", "cartographers", "--agents", "random,random"])
     assert result.exit_code != 0 and "2 agents for 1 seats" in result.output
+
+
+def test_names_are_printed_for_the_seats(capsys):
+    """``--names`` names the seats in what play prints (the engines say player_0, player_1, ...)."""
+    code = run(["play", "cascadia", "--players", "2", "--agent", "greedy", "--seed", "1", "--quiet",
+                "--names", "Ann,Bob"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Ann:" in out and "Bob:" in out and "player_0" not in out and "player_1" not in out
