@@ -43,7 +43,7 @@ from envs.cartographers.observation import observation_vector
 from envs.cartographers.render import render_ansi, render_rgb
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.game import Game, ScoreSheet, State, action_index
-from envs.core.policies import rollout_names, rollout_policy
+from envs.core.policies import rollout_policy
 from envs.core.polyomino import all_orientations
 from envs.core.rng import new_stream
 
@@ -317,12 +317,8 @@ class CartographersGame(Game):
     def rollout_returns(self, state: CartographersState, seed: int, policy: str = "random") -> np.ndarray:
         """Finish ``state`` (consumed) in a compiled loop: "random", or "greedy" (the greedy
         agent's playout); final totals per seat (float64)."""
-        if policy != "random":
-            rollout = rollout_policy(self.name, policy)
-            if rollout is None:
-                known = ", ".join(rollout_names(self.name))
-                raise ConfigError(f"unknown rollout policy {policy!r}; known: {known}")
-            return rollout(self, state, seed)
+        if policy != "random":  # the others come from above (envs.core.policies)
+            return rollout_policy(self.name, policy)(self, state, seed)
         stream = new_stream(int(seed), "cartographers/rollout")
         K.play_random(state.arrays(), self.tb, stream, np.zeros(0, dtype=np.int32))
         return K.totals(state.record).astype(np.float64)

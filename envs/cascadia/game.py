@@ -30,7 +30,7 @@ from envs.cascadia.observation import CELL_FEATURES, GLOBAL_FEATURES, observatio
 from envs.cascadia.render import render_image, render_text
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.game import Game, ScoreSheet, State, action_index
-from envs.core.policies import rollout_names, rollout_policy
+from envs.core.policies import rollout_policy
 from envs.core.rng import derive_seed, new_stream
 
 PHASE_NAMES = ("market", "tile", "token", "over")
@@ -81,8 +81,7 @@ class CascadiaState(State):
 
     def board_args(self) -> CascadiaBoard:
         """The argument block shared by apply/play kernels, as a named record."""
-        return CascadiaBoard(self.tiles, self.rots, self.edges, self.tokens, self.front, self.cells,
-                             self.flist, self.pinfo, self.market, self.stack, self.bag, self.ctl, self.rng)
+        return CascadiaBoard(*(getattr(self, name) for name in CascadiaBoard._fields))
 
 
 class CascadiaGame(Game):
@@ -317,12 +316,8 @@ class CascadiaGame(Game):
     def rollout_returns(self, state: CascadiaState, seed: int, policy: str = "random") -> np.ndarray:
         """Finish ``state`` (consumed) with a compiled policy ("random", or "greedy": the greedy
         agent's epsilon-greedy playout); final totals per seat (float64)."""
-        if policy != "random":
-            rollout = rollout_policy(self.name, policy)
-            if rollout is None:
-                known = ", ".join(rollout_names(self.name))
-                raise ConfigError(f"unknown rollout policy {policy!r}; known: {known}")
-            return rollout(self, state, seed)
+        if policy != "random":  # the others come from above (envs.core.policies)
+            return rollout_policy(self.name, policy)(self, state, seed)
         agent = np.array([derive_seed(seed, "rollout")], dtype=np.uint64)
         if not self.is_over(state):
             K.play_random(*state.board_args(), self.nbr, self.kind_edges, self.kind_info, agent)

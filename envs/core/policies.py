@@ -57,11 +57,14 @@ def build_agent(spec: Any, game: Any) -> Any:
     return _agent_builder[0](spec, game)
 
 
-def rollout_policy(game_name: str, policy: str) -> RolloutPolicy | None:
-    """The registered rollout ``policy`` of ``game_name`` (None when there is none)."""
+def rollout_policy(game_name: str, policy: str) -> RolloutPolicy:
+    """The registered rollout ``policy`` of ``game_name`` (ConfigError naming the known ones)."""
     if (game_name, policy) not in _rollouts:
         load_plugins()
-    return _rollouts.get((game_name, policy))
+    if (game_name, policy) not in _rollouts:
+        known = ", ".join(rollout_names(game_name))
+        raise ConfigError(f"unknown rollout policy {policy!r}; known: {known}")
+    return _rollouts[(game_name, policy)]
 
 
 def rollout_names(game_name: str) -> list[str]:

@@ -29,7 +29,7 @@ import numpy as np
 
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.game import Game, ScoreSheet, State
-from envs.core.policies import rollout_names, rollout_policy
+from envs.core.policies import rollout_policy
 from envs.core.rng import new_stream
 from envs.dorfromantik import kernels as K
 from envs.dorfromantik.data import (
@@ -444,12 +444,8 @@ class DorfromantikGame(Game):
 
     def rollout_returns(self, state: DorfState, seed: int, policy: str = "random") -> np.ndarray:
         """Play ``state`` (consumed) to the end inside numba; the shared final score for every seat."""
-        if policy != "random":
-            rollout = rollout_policy(self.name, policy)
-            if rollout is None:
-                known = ", ".join(rollout_names(self.name))
-                raise ConfigError(f"unknown rollout policy {policy!r}; known: {known}")
-            return rollout(self, state, seed)
+        if policy != "random":  # the others come from above (envs.core.policies)
+            return rollout_policy(self.name, policy)(self, state, seed)
         stream = new_stream(int(seed), "dorfromantik/rollout")
         log = np.zeros((0, 2), np.int32)
         K.play_random(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck,
