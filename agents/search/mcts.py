@@ -250,6 +250,8 @@ class MCTSAgent:
             _network_ranker(game, prior) if prior.startswith("ppo:") else None
         self._rollout = _rollout_function(game, rollout)
         self.last_stats: dict[str, Any] = {}
+        #: the typed options of a search built by its own name (agents.search.names); None for mcts:
+        self.search_options: Any = None
         #: set by a recorder: ``act`` then leaves the root's statistics in ``last_explanation``
         self.explaining = False
         self.last_explanation: dict[str, Any] | None = None

@@ -18,6 +18,7 @@ play the same games (tested), and every ``mcts:...`` spec keeps working as befor
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 from typing import Any
 
@@ -27,6 +28,7 @@ from envs.core.errors import ConfigError
 from envs.core.game import Game
 
 
+@functools.cache
 def options_class(name: str) -> type:
     """A frozen dataclass of search ``name``'s options, with :class:`MCTSAgent`'s defaults."""
     parameters = inspect.signature(MCTSAgent.__init__).parameters
@@ -36,17 +38,19 @@ def options_class(name: str) -> type:
 
 
 def build_search(name: str, game: Game, **given: Any) -> MCTSAgent:
-    """The search ``name`` for ``game`` with ``given`` options (validated by its options class)."""
+    """The search ``name`` for ``game`` with ``given`` options; the agent keeps them, defaults filled
+    in, as the frozen ``search_options`` (an :func:`options_class` instance)."""
     search = SEARCHES[name]
     if search.games is not None and game.name not in search.games:
         others = [s.name for s in SEARCHES.values() if s.games is None or game.name in s.games]
         raise ConfigError(f"agent {name!r} is the {search.summary} of {', '.join(search.games)}; "
                           f"searches for {game.name}: {', '.join(others)}")
     options = search.spec_options(given)
-    options_class(name)(**given)  # the typed view: fails on nothing spec_options let through
     if name == "puct" and options.get("value") is None:
         raise ConfigError("agent 'puct' needs value=ppo:<checkpoint> (the network that values leaves)")
-    return MCTSAgent(game, **options)
+    agent = MCTSAgent(game, **options)
+    agent.search_options = options_class(name)(**given)
+    return agent
 
 
 def _factory(name: str):

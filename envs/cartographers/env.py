@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 
 from envs.cartographers import kernels as K
-from envs.core.gym_env import GameEnv, merge_env_config, split_env_options
+from envs.core.gym_env import GameEnv, split_env_options
 from envs.core.lazy import lazy_attributes
 from envs.core.registry import make_game
 
@@ -123,32 +123,24 @@ class CartographersEnv(GameEnv):
         return dict(self._score_cache)
 
 
+MULTIAGENT_DOC = """Cartographers for RLlib multi-agent training: agents ``player_0..``, turn-based.
+
+The seats decide one after another on the shared explore card (each on its own map); on an
+ambush each seat draws the monster on its neighbour's map. Only the acting agent observes;
+its reward is its own score change since its previous observation. Spaces, observation and
+codec are those of :class:`CartographersEnv`.
+
+Arguments (keywords, or one RLlib ``env_config`` dict): ``players`` (default 2),
+``shared_reward``, ``reward`` ("score"/"margin"/"win"), ``illegal_action`` ("raise"/"penalize"),
+``illegal_penalty``, ``render_mode`` and the game options of :class:`CartographersEnv`.
+"""
+
+
 def _build_multiagent_class() -> type:
     """Defined on first use so that importing the single-agent env does not import Ray."""
-    from envs.core.multiagent_env import GameMultiAgentEnv
+    from envs.core.multiagent_env import seat_env_class
 
-    class CartographersMultiAgentEnv(GameMultiAgentEnv):
-        """Cartographers for RLlib multi-agent training: agents ``player_0..``, turn-based.
-
-        The seats decide one after another on the shared explore card (each on its own map); on an
-        ambush each seat draws the monster on its neighbour's map. Only the acting agent observes;
-        its reward is its own score change since its previous observation. Spaces, observation and
-        codec are those of :class:`CartographersEnv`.
-
-        Arguments (keywords, or one RLlib ``env_config`` dict): ``players`` (default 2),
-        ``shared_reward``, ``reward`` ("score"/"margin"/"win"), ``illegal_action`` ("raise"/"penalize"),
-        ``illegal_penalty``, ``render_mode`` and the game options of :class:`CartographersEnv`.
-        """
-
-        def __init__(self, config: dict | int | None = None, **options: Any):
-            options = merge_env_config(config, options, "players")
-            options.setdefault("players", 2)
-            env_kwargs = {k: options.pop(k) for k in ("shared_reward", "illegal_action", "illegal_penalty",
-                                                      "render_mode", "reward") if k in options}
-            super().__init__(make_game("cartographers", **options), **env_kwargs)
-
-    CartographersMultiAgentEnv.__qualname__ = "CartographersMultiAgentEnv"  # picklable by reference
-    return CartographersMultiAgentEnv
+    return seat_env_class("cartographers", __name__, "CartographersMultiAgentEnv", MULTIAGENT_DOC)
 
 
 __getattr__ = lazy_attributes(globals(), {"CartographersMultiAgentEnv": _build_multiagent_class})

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from envs.core.gym_env import GameEnv, merge_env_config, split_env_options
+from envs.core.gym_env import GameEnv, split_env_options
 from envs.core.lazy import lazy_attributes
 from envs.core.registry import make_game
 
@@ -83,30 +83,22 @@ class CascadiaEnv(GameEnv):
         super().__init__(game, **env_kwargs)
 
 
+MULTIAGENT_DOC = """Cascadia for RLlib self-play: agents ``player_0..``, turn-based.
+
+Only the acting agent observes; its reward is its own score change since its previous
+observation. Spaces, observation and action codec are those of :class:`CascadiaEnv`.
+
+Arguments (keywords, or one RLlib ``env_config`` dict): ``players`` (default 2),
+``shared_reward``, ``reward`` ("score"/"margin"/"win"), ``illegal_action`` ("raise"/"penalize"),
+``illegal_penalty``, ``render_mode``, ``second_place_tie``.
+"""
+
+
 def _build_multiagent_class() -> type:
     """Defined on first use so that importing the single-agent env does not import Ray."""
-    from envs.core.multiagent_env import GameMultiAgentEnv
+    from envs.core.multiagent_env import seat_env_class
 
-    class CascadiaMultiAgentEnv(GameMultiAgentEnv):
-        """Cascadia for RLlib self-play: agents ``player_0..``, turn-based.
-
-        Only the acting agent observes; its reward is its own score change since its previous
-        observation. Spaces, observation and action codec are those of :class:`CascadiaEnv`.
-
-        Arguments (keywords, or one RLlib ``env_config`` dict): ``players`` (default 2),
-        ``shared_reward``, ``reward`` ("score"/"margin"/"win"), ``illegal_action`` ("raise"/"penalize"),
-        ``illegal_penalty``, ``render_mode``, ``second_place_tie``.
-        """
-
-        def __init__(self, config: dict | int | None = None, **options: Any):
-            options = merge_env_config(config, options, "players")
-            options.setdefault("players", 2)
-            env_kwargs = {k: options.pop(k) for k in ("shared_reward", "illegal_action", "illegal_penalty",
-                                                      "render_mode", "reward") if k in options}
-            super().__init__(make_game("cascadia", **options), **env_kwargs)
-
-    CascadiaMultiAgentEnv.__qualname__ = "CascadiaMultiAgentEnv"  # picklable by reference
-    return CascadiaMultiAgentEnv
+    return seat_env_class("cascadia", __name__, "CascadiaMultiAgentEnv", MULTIAGENT_DOC)
 
 
 __getattr__ = lazy_attributes(globals(), {"CascadiaMultiAgentEnv": _build_multiagent_class})

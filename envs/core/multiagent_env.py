@@ -37,8 +37,10 @@ from envs.core.gym_env import (
     MAX_GAME_SEED,
     check_illegal_action_mode,
     check_render_mode,
+    merge_env_config,
     observation_space_for,
 )
+from envs.core.registry import make_game
 from envs.core.rewards import check_reward_mode, seat_value, terminal_rewards
 
 
@@ -208,3 +210,21 @@ class GameMultiAgentEnv(MultiAgentEnv):
             "score": self.game.scores(self.state)[seat_of(agent)].as_dict(),
             "player": seat_of(agent),
         }
+
+
+#: the multi-agent env's own keywords; every other keyword is a game option
+ENV_KEYWORDS = ("shared_reward", "illegal_action", "illegal_penalty", "render_mode", "reward")
+
+
+def seat_env_class(game_name: str, module: str, class_name: str, doc: str) -> type:
+    """The turn-based multi-agent env class of ``game_name`` (``players`` 2 unless given; keywords or
+    one RLlib ``env_config`` dict), named ``module.class_name`` so that it pickles by reference."""
+
+    def __init__(self, config: dict | int | None = None, **options: Any) -> None:
+        options = merge_env_config(config, options, "players")
+        options.setdefault("players", 2)
+        env_kwargs = {k: options.pop(k) for k in ENV_KEYWORDS if k in options}
+        GameMultiAgentEnv.__init__(self, make_game(game_name, **options), **env_kwargs)
+
+    return type(class_name, (GameMultiAgentEnv,),
+                {"__init__": __init__, "__doc__": doc, "__module__": module, "__qualname__": class_name})

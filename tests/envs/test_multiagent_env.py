@@ -153,3 +153,15 @@ def gym_dict(spaces_by_agent):
     import gymnasium as gym
 
     return gym.spaces.Dict(spaces_by_agent)
+
+
+@pytest.mark.parametrize("game", ["cartographers", "cascadia", "dorfromantik"])
+def test_multiagent_classes_pickle_by_reference(game):
+    """Ray ships env classes to its workers by reference: each class must be found by its name."""
+    import importlib
+    import pickle
+
+    module = importlib.import_module(f"envs.{game}.env")
+    cls = getattr(module, f"{game.capitalize()}MultiAgentEnv")
+    assert cls.__module__ == f"envs.{game}.env" and pickle.loads(pickle.dumps(cls)) is cls
+    assert cls.__doc__ and "player_0" in cls.__doc__

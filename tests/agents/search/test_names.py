@@ -91,6 +91,13 @@ def test_bad_search_specs_name_the_problem(spec, game_name, fragment):
         make_agent(spec, make_game(game_name))
 
 
+def test_the_agent_keeps_its_typed_options():
+    agent = make_agent("turn:simulations=16,objective=base", make_game("cascadia", players=2))
+    options = agent.search_options
+    assert (options.simulations, options.objective, options.halving) == (16, "base", False)
+    assert type(options) is options_class("turn") and not hasattr(options, "c")  # only its own options
+
+
 def test_labels_name_the_search():
     assert agent_label("flat:simulations=1536,greedy=progress,halving=true,horizon=2") == \
         "flat(1536, greedy progress, halving, horizon 2)"
