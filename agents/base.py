@@ -44,6 +44,7 @@ AGENTS: dict[str, str] = {
     "turn": "agents.search.names:turn",
     "placement": "agents.search.names:placement",
     "ppo": "agents.ppo.agent:make_ppo",
+    "learned": "agents.learned.agent:make_learned",
 }
 
 

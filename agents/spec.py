@@ -7,7 +7,8 @@ from typing import Any
 from envs.core.errors import ConfigError
 
 #: agents whose spec starts with a bare path: ``ppo:runs/train/x`` means ``ppo:path=runs/train/x``
-PATH_AGENTS = ("ppo",)
+#: (``learned:models/x`` likewise)
+PATH_AGENTS = ("ppo", "learned")
 
 
 def parse_agent_spec(spec: str) -> tuple[str, dict[str, Any]]:

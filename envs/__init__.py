@@ -1,7 +1,8 @@
 """Rules engines and Gymnasium environments of meeplelab.
 
 Importing ``envs`` registers the environment ids with Gymnasium:
-``meeplelab/Cartographers-v0``, ``meeplelab/Cascadia-v0``, ``meeplelab/Dorfromantik-v0``.
+``meeplelab/Cartographers-v0``, ``meeplelab/Cascadia-v0``, ``meeplelab/Dorfromantik-v0``. Each takes
+``action_space="plain"`` (the default) or ``"candidates"`` (:mod:`envs.core.candidate_env`).
 """
 
 import gymnasium as gym
@@ -18,4 +19,5 @@ _ENVS = {
 
 for _env_id, _entry in _ENVS.items():
     if _env_id not in gym.registry:
-        gym.register(id=_env_id, entry_point=_entry)
+        # the entry point builds the class, or wraps it when action_space="candidates"
+        gym.register(id=_env_id, entry_point="envs.core.candidate_env:make_env", kwargs={"env_class": _entry})

@@ -105,28 +105,30 @@ def _allows(tiles, tokens, kind_info, p, c, w) -> bool:
 
 
 @njit(cache=True)
-def _pattern_bonus(p, c, w, tiles, tokens, nbr, kind_info, weights) -> float:
-    """Look-ahead value of animal w on cell c (the token is not on the board)."""
-    v = 0.0
+def pattern_count(p, c, w, tiles, tokens, nbr, kind_info) -> int:
+    """The look-ahead pattern of animal w on cell c (the token not on the board), counted: 1 or 0
+    for ``bear_single`` (a lone bear with an empty bear hex beside it touching no other bear),
+    ``salmon_run`` (at most one salmon neighbour and an empty salmon hex next to it) and
+    ``hawk_room`` (no hawk neighbour); the open axes for ``elk_line`` (each weighs a third); the
+    empty neighbour hexes for ``fox_room``."""
     if w == K.BEAR:
-        alone = True
         for d in range(6):
             nb = nbr[c, d]
             if nb >= 0 and tokens[p, nb] == K.BEAR:
-                alone = False
-        if alone:
-            for d in range(6):
-                nb = nbr[c, d]
-                if _allows(tiles, tokens, kind_info, p, nb, K.BEAR):
-                    clear = True
-                    for e in range(6):
-                        nb2 = nbr[nb, e]
-                        if nb2 >= 0 and nb2 != c and tokens[p, nb2] == K.BEAR:
-                            clear = False
-                    if clear:
-                        v += weights[BEAR_SINGLE]
-                        break
-    elif w == K.ELK:
+                return 0
+        for d in range(6):
+            nb = nbr[c, d]
+            if _allows(tiles, tokens, kind_info, p, nb, K.BEAR):
+                clear = True
+                for e in range(6):
+                    nb2 = nbr[nb, e]
+                    if nb2 >= 0 and nb2 != c and tokens[p, nb2] == K.BEAR:
+                        clear = False
+                if clear:
+                    return 1
+        return 0
+    count = 0
+    if w == K.ELK:
         for a in range(3):
             fwd = nbr[c, a]
             back = nbr[c, a + 3]
@@ -140,31 +142,51 @@ def _pattern_bonus(p, c, w, tiles, tokens, nbr, kind_info, weights) -> float:
                 or (fwd_elk and back_open)
                 or (back_elk and fwd_open)
             ):
-                v += weights[ELK_LINE] / 3.0
+                count += 1
     elif w == K.SALMON:
-        count = 0
         for d in range(6):
             nb = nbr[c, d]
             if nb >= 0 and tokens[p, nb] == K.SALMON:
                 count += 1
-        if count <= 1:
-            for d in range(6):
-                if _allows(tiles, tokens, kind_info, p, nbr[c, d], K.SALMON):
-                    v += weights[SALMON_RUN]
-                    break
+        if count > 1:
+            return 0
+        for d in range(6):
+            if _allows(tiles, tokens, kind_info, p, nbr[c, d], K.SALMON):
+                return 1
+        return 0
     elif w == K.HAWK:
-        alone = True
         for d in range(6):
             nb = nbr[c, d]
             if nb >= 0 and tokens[p, nb] == K.HAWK:
-                alone = False
-        if alone:
-            v += weights[HAWK_ROOM]
+                return 0
+        return 1
     else:
         for d in range(6):
             nb = nbr[c, d]
             if nb >= 0 and tiles[p, nb] >= 0 and tokens[p, nb] < 0:
-                v += weights[FOX_ROOM]
+                count += 1
+    return count
+
+
+@njit(cache=True)
+def _pattern_bonus(p, c, w, tiles, tokens, nbr, kind_info, weights) -> float:
+    """Look-ahead value of animal w on cell c (the token is not on the board): its
+    :func:`pattern_count` times the weight, added one unit at a time (bit for bit the sums the
+    weights were tuned with)."""
+    count = pattern_count(p, c, w, tiles, tokens, nbr, kind_info)
+    if w == K.BEAR:
+        unit = weights[BEAR_SINGLE]
+    elif w == K.ELK:
+        unit = weights[ELK_LINE] / 3.0
+    elif w == K.SALMON:
+        unit = weights[SALMON_RUN]
+    elif w == K.HAWK:
+        unit = weights[HAWK_ROOM]
+    else:
+        unit = weights[FOX_ROOM]
+    v = 0.0
+    for _ in range(count):
+        v += unit
     return v
 
 

@@ -182,7 +182,6 @@ class GameEnv(gym.Env):
             raise gym.error.ResetNeeded("call reset() before step()")
         if self.game.is_over(self.state):
             raise IllegalActionError(-1, f"the game is over; call reset() (got action {action!r})")
-        before = self._learner_value()
         try:
             action = action_index(action, self.game.num_actions)
             self.game.check_legal(self.state, action)
@@ -192,15 +191,22 @@ class GameEnv(gym.Env):
             obs, info = self._observe()
             info["illegal_action"] = str(exc)
             return obs, self.illegal_penalty, False, False, info
-        self.game.step(self.state, action)
+        reward, terminated = self.apply_move(lambda state: self.game.step(state, action))
+        obs, info = self._observe()
+        return obs, reward, terminated, False, info
+
+    def apply_move(self, move) -> tuple[float, bool]:
+        """Apply the learner's ``move(state)`` (a legal action, or a whole turn), then the opponents'
+        moves up to the learner's next decision: (reward, terminated)."""
+        before = self._learner_value()
+        move(self.state)
         self._play_opponents()
         terminated = bool(self.game.is_over(self.state))
         reward = self._learner_value() - before + self._unpaid
         self._unpaid = 0.0
         if terminated and self.reward_mode == "win":
             reward += float(terminal_rewards(self.game, self.state)[self.seat])
-        obs, info = self._observe()
-        return obs, reward, terminated, False, info
+        return float(reward), terminated
 
     def render(self):
         """The position as text ("ansi") or an RGB array ("rgb_array"); None without a mode."""

@@ -1,20 +1,23 @@
-"""Policies that the envs call but do not own: opponent agents built from specs, and compiled
-rollout policies beyond "random".
+"""Policies that the envs call but do not own: opponent agents built from specs, compiled
+rollout policies beyond "random", and candidate views (``action_space="candidates"``).
 
 Dependencies point down (``experiments -> agents -> envs``), so nothing in ``envs`` imports
 ``agents``. The agents package registers its builders here instead: on import of ``agents``, and
 through the ``meeplelab.plugins`` entry point (``pyproject.toml``), which :func:`build_agent` and
 :func:`rollout_policy` load the first time they find nothing registered. Another package can
-register its own agents and rollouts the same way.
+register its own agents, rollouts and candidate views the same way.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from importlib.metadata import entry_points
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from envs.core.errors import ConfigError
+
+if TYPE_CHECKING:
+    from envs.core.candidates import CandidateView
 
 #: builds an agent object from a spec (``"greedy"``, ``"mcts:simulations=50"`` or a dict) for a game
 AgentBuilder = Callable[[Any, Any], Any]
@@ -23,6 +26,8 @@ RolloutPolicy = Callable[[Any, Any, int], Any]
 
 _agent_builder: list[AgentBuilder] = []
 _rollouts: dict[tuple[str, str], RolloutPolicy] = {}
+#: a game's candidate view, or a function building it on first use
+_candidate_views: dict[str, Any] = {}
 _plugins_loaded: list[bool] = []
 
 PLUGIN_GROUP = "meeplelab.plugins"
@@ -71,3 +76,22 @@ def rollout_names(game_name: str) -> list[str]:
     """The rollout policies of ``game_name``: "random" and every registered one."""
     load_plugins()
     return ["random"] + sorted(p for g, p in _rollouts if g == game_name)
+
+
+def register_candidate_view(game_name: str, view: CandidateView | Callable[[], CandidateView]) -> None:
+    """Make ``view`` (:class:`envs.core.candidates.CandidateView`, or a function without arguments
+    that builds it on first use) the candidate view of ``game_name``."""
+    _candidate_views[game_name] = view
+
+
+def candidate_view(game_name: str) -> CandidateView:
+    """The registered candidate view of ``game_name`` (ConfigError naming the games with one)."""
+    if game_name not in _candidate_views:
+        load_plugins()
+    if game_name not in _candidate_views:
+        known = ", ".join(sorted(_candidate_views)) or "none"
+        raise ConfigError(f"no candidate view for game {game_name!r}; games with one: {known}")
+    view = _candidate_views[game_name]
+    if callable(view):
+        view = _candidate_views[game_name] = view()
+    return view

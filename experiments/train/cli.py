@@ -2,7 +2,9 @@
 :mod:`experiments.train.ppo` (options override the config; the run folder is ``--out``).
 
 ``--algo expert-iteration --config configs/exit/<name>.yaml`` runs :mod:`experiments.train.expert_iteration`
-instead (its own options: ``--generations``; the PPO budgets and ``--device`` are refused)."""
+instead (its own options: ``--generations``; the PPO budgets and ``--device`` are refused), and
+``--algo distill --config configs/distill/<name>.yaml`` :mod:`experiments.train.distill` (a linear
+candidate model fitted to search labels; ``--iterations`` counts its iterations)."""
 
 from __future__ import annotations
 
@@ -17,20 +19,23 @@ from envs.core.errors import ConfigError
 from envs.core.install import require
 from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import address_option
-from experiments.train import expert_iteration
+from experiments.train import distill, expert_iteration
 from experiments.train.config import load_config
+from experiments.train.distill_config import load_config as load_distill_config
 from experiments.train.exit_config import load_config as load_exit_config
 from experiments.train.imitation import parse_init
 from experiments.train.ppo import check_resumable, resume_point, run_training
 
-ALGOS = ("ppo", "expert-iteration")
+ALGOS = ("ppo", "expert-iteration", "distill")
 
 
 @click.command()
 @click.argument("game")
 @click.option("--config", "config_path", required=True,
-              help="Training config (configs/ppo/*.yaml; configs/exit/*.yaml for expert iteration).")
-@click.option("--algo", default="ppo", show_default=True, help="ppo or expert-iteration.")
+              help="Training config (configs/ppo/*.yaml; configs/exit/*.yaml for expert iteration; "
+                   "configs/distill/*.yaml for distill).")
+@click.option("--algo", default="ppo", show_default=True,
+              help="ppo, expert-iteration or distill (a linear candidate model fitted to search labels).")
 @click.option("--generations", type=int, default=None,
               help="Expert iteration: the run's total number of generations (default run.generations).")
 @click.option("--timesteps", type=int, default=None, help="Stop after this many sampled env steps.")
@@ -47,16 +52,27 @@ ALGOS = ("ppo", "expert-iteration")
 @click.option("--init", "init", default=None,
               help="Warm start: teacher:<agent spec> (imitation before PPO, e.g. teacher:greedy) or "
                    "policy:<policy.pt or run folder> (continue from a trained network).")
-@click.option("--iterations", type=int, default=None, help="Stop after this many PPO iterations.")
+@click.option("--iterations", type=int, default=None,
+              help="Stop after this many PPO iterations (distill: the run's total iterations).")
 @click.option("--json", "as_json", is_flag=True, help="Print the final trainer state as JSON.")
 def train(game: str, config_path: str, algo: str, generations: int | None, timesteps: int | None,
           time_budget: float | None, wall_budget: float | None, resume: str | None,
           out: str | None, address: str | None, device: str, seed: int | None, init: str | None,
           iterations: int | None, as_json: bool) -> None:
-    """Train a network for GAME: masked PPO with Ray RLlib, or expert iteration (``--algo``)."""
+    """Train an agent for GAME: masked PPO with Ray RLlib, expert iteration, or distill (``--algo``)."""
     require("torch", "ray", "tensorboard", extra="rl")
     if algo not in ALGOS:
         raise ConfigError(f"--algo must be one of {', '.join(ALGOS)}, got {algo!r}")
+    if algo == "distill":
+        given = {"--timesteps": timesteps, "--time-budget": time_budget, "--wall-budget": wall_budget,
+                 "--generations": generations, "--init": init, "--seed": seed,
+                 "--device": None if device == "cpu" else device}
+        refused = [name for name, value in given.items() if value is not None]
+        if refused:
+            raise ConfigError(f"{', '.join(refused)}: not an option of --algo distill (it takes "
+                              "--iterations; the seeds are the config's run.seed and run.first_seed)")
+        train_distill(game, config_path, iterations, resume, out, address, as_json)
+        return
     if algo == "expert-iteration":
         given = {"--timesteps": timesteps, "--time-budget": time_budget, "--wall-budget": wall_budget,
                  "--iterations": iterations, "--device": None if device == "cpu" else device}
@@ -142,3 +158,21 @@ def train_expert_iteration(game: str, config_path: str, generations: int | None,
         click.echo(f"expert iteration: {state['generation'] + 1} generations ({state['stopped_by']}), "
                    f"{summary['accepted']} of {len(history)} candidates accepted; checkpoints in "
                    f"{run_dir / 'checkpoints'}; agents: ppo:{run_dir}, {search}")
+
+
+def train_distill(game: str, config_path: str, iterations: int | None, resume: str | None, out: str | None,
+                  address: str | None, as_json: bool) -> None:
+    """``train --algo distill``: check the options, run, print a summary."""
+    config = load_distill_config(config_path)
+    check_run_options(config, config_path, game, {"--iterations": iterations}, None, None)
+    run_dir = run_folder(config, resume, out, distill.resume_point, distill.check_resumable)
+    state = distill.run_distill(config, run_dir, resume=bool(resume), address=address, iterations=iterations,
+                                progress=not as_json)
+    summary = {"iteration": state["iteration"], "best": state["best"], "out": str(run_dir)}
+    if as_json:
+        click.echo(json.dumps(summary, indent=1))
+    else:
+        best = state["best"] or {}
+        click.echo(f"distill: {state['iteration'] + 1} iterations; best on dev: {best.get('diff', 0.0):+.2f} "
+                   f"over greedy {config['label']['preset']}; checkpoints in {run_dir / 'checkpoints'}; "
+                   f"agent: learned:{run_dir}")

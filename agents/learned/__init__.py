@@ -1,0 +1,42 @@
+"""Learned agents over candidate moves: every legal move of a decision is one row of features of
+the position after it (computed by compiled kernels), and a learned model ranks the rows.
+
+Each game has a module ``agents.learned.<game name>`` with this contract:
+
+* ``FEATURES``: ``(name, one-line meaning)`` per feature column; ``N_FEATURES = len(FEATURES)``.
+* ``N_PHASES`` and ``phase(game, state) -> int`` in ``[0, N_PHASES)``: the model keeps one weight
+  row per phase of the game (for example per season), so ``theta`` is ``float64[N_PHASES, N_FEATURES]``.
+* ``greedy_theta(preset) -> float64[N_PHASES, N_FEATURES]``: the weights under which the linear
+  model ranks the candidates exactly as the greedy agent of that preset does (values equal up to a
+  per-decision constant; tested on thousands of positions).
+* ``candidates(game, state) -> (actions int64[n], features float32[n, N_FEATURES])``: the legal
+  moves of the current decision (for Cascadia whole turns, see its module) and their features.
+* ``LinearPolicy(game, theta)``: an agent (``act(state, legal_mask, rng) -> int``) that plays the
+  candidate with the highest ``features @ theta[phase]``.
+* ``label_games(game, seeds, theta, width, futures, preset, seed) -> dict``: play the games of
+  ``seeds`` with ``LinearPolicy(theta)`` in every seat and, at each decision, value the top
+  ``width`` candidates (by ``theta``) by ``futures`` paired playouts of the greedy ``preset`` to the
+  end (the same sampled hidden order for every candidate of a decision). Rows: ``group`` (one id
+  per decision), ``phase``, ``features``, ``target`` (the acting seat's mean final score by the
+  game's metric).
+
+:mod:`agents.learned.fit` fits ``theta`` to those rows; :mod:`agents.learned.model` saves and
+loads a model folder; the agent name is ``learned`` (``learned:models/<folder>``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+
+from envs.core.errors import ConfigError
+
+#: the games with a candidate view, by ``Game.name``
+GAMES = ("cartographers", "cascadia", "dorfromantik")
+
+
+def game_module(name: str) -> ModuleType:
+    """The candidate module of game ``name``; ConfigError for a game without one."""
+    if name not in GAMES:
+        raise ConfigError(f"no learned candidate model for game {name!r}; known: {', '.join(GAMES)}")
+    return importlib.import_module(f"agents.learned.{name}")

@@ -1,0 +1,48 @@
+"""The ``learned`` agent: ``learned:models/<folder>`` plays a committed learned model of any learner.
+
+A folder with ``model.json`` holds a linear candidate model (:mod:`agents.learned.model`); a folder
+with ``policy.pt`` (or that file) a PPO network, played as ``ppo:`` plays it. Relative paths are
+read from the working directory, then from the source checkout (so ``models/...`` works anywhere in
+a checkout).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from agents.learned import game_module
+from agents.learned.model import MODEL_FILE, load_model
+from envs.core.errors import ConfigError
+from envs.core.game import Game
+from envs.core.install import CHECKOUT, running_from_checkout
+
+POLICY_FILE = "policy.pt"
+
+
+def resolve_model_path(path: str) -> Path:
+    """``path`` as given if it exists, else inside the source checkout; ConfigError if neither."""
+    given = Path(path).expanduser()
+    if given.exists():
+        return given
+    if not given.is_absolute() and running_from_checkout() and (CHECKOUT / given).exists():
+        return CHECKOUT / given
+    raise ConfigError(f"learned: no model at {path!r}")
+
+
+def make_learned(game: Game, path: str | None = None) -> Any:
+    """Registry factory of ``learned:<folder>``: the model's own agent, checked against ``game``."""
+    if not path:
+        raise ConfigError("learned: give the model folder, e.g. learned:models/cartographers_solo")
+    where = resolve_model_path(path)
+    if where.is_dir() and not (where / MODEL_FILE).is_file() and (where / POLICY_FILE).is_file():
+        where = where / POLICY_FILE
+    if where.suffix == ".pt":
+        from agents.ppo.agent import make_ppo  # torch is optional: only PPO models need it
+
+        return make_ppo(game, path=str(where))
+    model = load_model(where)
+    if model["game"] != game.name:
+        raise ConfigError(f"learned: {str(where)!r} is a {model['game']} model, not {game.name}")
+    module = game_module(game.name)
+    return module.LinearPolicy(game, model["theta"], preset=model["preset"])

@@ -1,0 +1,114 @@
+"""Cartographers candidate view for learned agents (the contract is in :mod:`agents.learned`).
+
+A candidate is one legal exploring decision (terrain x shape x orientation x anchor, or a 1x1
+fallback); its features are read on the map after it (:mod:`agents.learned.cartographers_kernels`,
+columns in :data:`FEATURES`). The model keeps one weight row per season (:data:`N_PHASES` = 4).
+Ambush decisions of multiplayer games (drawing a monster on a neighbour's map) are played as the
+greedy agent plays them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.greedy import cartographers_kernels as G
+from agents.greedy.cartographers import preset_weights
+from agents.learned import cartographers_kernels as CK
+from envs.cartographers import kernels as K
+from envs.core.game import Game, State
+from envs.core.rng import new_stream
+
+FEATURES = CK.FEATURES
+N_FEATURES = CK.N_FEATURES
+N_PHASES = 4
+#: the greedy preset whose moves ambushes follow and whose playouts label the candidates by default
+DEFAULT_PRESET = "progress"
+#: most rows one labelled game can give per unit of ``width`` (decisions of a 6-seat game, with margin)
+_MAX_DECISIONS = 64
+
+
+def phase(game: Game, state: State) -> int:
+    """The season (0 spring .. 3 winter)."""
+    return int(state.meta[K.M_SEASON])
+
+
+def greedy_theta(preset: str = DEFAULT_PRESET) -> np.ndarray:
+    """Weights (float64[N_PHASES, N_FEATURES]) that rank candidates as greedy ``preset`` does."""
+    return np.tile(CK.greedy_weights(preset_weights(preset)), (N_PHASES, 1))
+
+
+class _Buffers:
+    """Scratch arrays of one candidate listing (reused between calls)."""
+
+    def __init__(self) -> None:
+        self.buf = np.empty((4096, 2), dtype=np.int32)
+        self.actions = np.empty(G.MAX_CANDIDATES, dtype=np.int64)
+        self.feats = np.empty((G.MAX_CANDIDATES, N_FEATURES), dtype=np.float32)
+        self.values = np.empty(G.MAX_CANDIDATES, dtype=np.float64)
+
+
+_SHARED = _Buffers()
+
+
+def candidates(game: Game, state: State) -> tuple[np.ndarray, np.ndarray]:
+    """The legal exploring decisions of ``state`` and their features (copies); empty for an ambush
+    decision or a finished game."""
+    b = _SHARED
+    n = CK.candidate_features(state.arrays(), game.tb, b.buf, b.actions, b.feats)
+    return b.actions[:n].copy(), b.feats[:n].copy()
+
+
+class LinearPolicy:
+    """Plays the candidate with the highest ``features @ theta[season]`` (first on ties); ambushes
+    as greedy ``preset`` does."""
+
+    name = "learned"
+
+    def __init__(self, game: Game, theta: np.ndarray, preset: str = DEFAULT_PRESET):
+        self.game = game
+        self.theta = np.ascontiguousarray(theta, dtype=np.float64).reshape(N_PHASES, N_FEATURES)
+        self.greedy = preset_weights(preset)
+        self._b = _Buffers()
+
+    def act(self, state: State, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
+        b = self._b
+        arrays = state.arrays()
+        action = CK.best_candidate(arrays, self.game.tb, self.theta, b.buf, b.actions, b.feats, b.values)
+        if action < 0:
+            action = G.greedy_action(arrays, self.game.tb, self.greedy, b.buf, b.actions, b.values)
+        if not legal_mask[action]:
+            raise RuntimeError(f"learned (cartographers): candidate {action} is not legal here")
+        return int(action)
+
+
+def label_games(game: Game, seeds: np.ndarray, theta: np.ndarray, width: int, futures: int,
+                preset: str = DEFAULT_PRESET, seed: int = 0) -> dict[str, np.ndarray]:
+    """Rows of candidate features and paired-playout targets from the games of ``seeds`` played by
+    ``LinearPolicy(theta)`` (see :mod:`agents.learned`); ``scores`` holds each game's final totals."""
+    theta = np.ascontiguousarray(theta, dtype=np.float64).reshape(N_PHASES, N_FEATURES)
+    w = preset_weights(preset)
+    seats = game.num_players()
+    cap = _MAX_DECISIONS * seats * max(width, 1)
+    chunks: dict[str, list[np.ndarray]] = {"group": [], "phase": [], "features": [], "target": []}
+    scores = np.zeros((len(seeds), seats))
+    group = 0
+    for g, game_seed in enumerate(seeds):
+        state = game.new_game(int(game_seed))
+        st = state.arrays()
+        det = tuple(a.copy() for a in st)
+        work = tuple(a.copy() for a in st)
+        stream = new_stream(int(seed), f"learned/label/{int(game_seed)}")
+        groups = np.empty(cap, np.int64)
+        phases = np.empty(cap, np.int64)
+        feats = np.empty((cap, N_FEATURES), np.float32)
+        targets = np.empty(cap, np.float32)
+        rows = CK.label_game(st, det, work, game.tb, theta, int(width), int(futures), w, stream, group,
+                             groups, phases, feats, targets)
+        if rows:
+            group = int(groups[rows - 1]) + 1
+        for key, arr in (("group", groups), ("phase", phases), ("features", feats), ("target", targets)):
+            chunks[key].append(arr[:rows])
+        scores[g] = game.returns(state)
+    out = {key: np.concatenate(parts) for key, parts in chunks.items()}
+    out["scores"] = scores
+    return out

@@ -1,0 +1,222 @@
+"""numba kernels of Dorfromantik's candidate view (:mod:`agents.learned.dorfromantik`).
+
+* :func:`candidate_features` fills one feature row per legal placement of the drawn tile: the
+  greedy valuation's terms (:func:`agents.greedy.dorfromantik_kernels.evaluate_placement` run with
+  each unit weight vector, so the columns are exactly the terms the greedy weights multiply), then
+  descriptors of the position after the placement (the tile is placed on the real arrays and the
+  touched entries are restored afterwards).
+* :func:`label_playouts` values chosen placements on paired sampled futures with the compiled
+  search's playout (:func:`agents.search.placement_kernels.playout`, greedy to the end).
+
+Column order is :data:`agents.learned.dorfromantik.FEATURES`; the ``C_*`` constants name the columns.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from agents.greedy import dorfromantik_kernels as GK
+from agents.search import placement_kernels as DK
+from envs.dorfromantik import kernels as K
+
+#: greedy terms (one per ``GK.WEIGHT_NAMES`` entry) come first
+N_GREEDY = len(GK.WEIGHT_NAMES)
+C_LAND_LEFT = N_GREEDY
+C_FRAC_LEFT = N_GREEDY + 1
+C_TASKS_LEFT = N_GREEDY + 2
+C_TASK_TILE = N_GREEDY + 3
+C_NEIGHBOURS = N_GREEDY + 4
+C_AREA_FREE = N_GREEDY + 5
+C_LINE_FREE = N_GREEDY + 6
+C_MEADOW_FREE = N_GREEDY + 7
+C_FRONTIER = N_GREEDY + 8
+C_NEW_FRONTIER = N_GREEDY + 9
+C_GROUP_OPEN = N_GREEDY + 10
+C_LARGEST_AREA = N_GREEDY + 11
+C_AREAS_CLOSED = N_GREEDY + 12
+C_FLAG_OPEN = N_GREEDY + 13
+C_RAIL_LEN = N_GREEDY + 14
+C_RIVER_LEN = N_GREEDY + 15
+C_OPEN_TASKS = N_GREEDY + 16
+C_MISSING = N_GREEDY + 17
+C_TASK_OPEN_EDGES = N_GREEDY + 18
+C_TIGHT_TASKS = N_GREEDY + 19
+C_COMPLETED = N_GREEDY + 20
+C_FAILED = N_GREEDY + 21
+C_PROGRESS_X_LEFT = N_GREEDY + 22
+C_MATCH_X_LEFT = N_GREEDY + 23
+C_MISMATCH_X_LEFT = N_GREEDY + 24
+C_MISSING_X_LEFT = N_GREEDY + 25
+C_AREA_FREE_X_LEFT = N_GREEDY + 26
+C_NEW_TASK_X_LEFT = N_GREEDY + 27
+N_COLUMNS = N_GREEDY + 28
+
+# indices of the greedy terms used by the interactions (GK.WEIGHT_NAMES order)
+_PROGRESS = GK.WEIGHT_NAMES.index("progress")
+_MATCH = GK.WEIGHT_NAMES.index("match")
+_MISMATCH = GK.WEIGHT_NAMES.index("mismatch")
+_NEW_TASK = GK.WEIGHT_NAMES.index("new_task")
+
+
+@njit(cache=True)
+def _after_features(cells, frontier, placed, uf, tasks, meta, rot_edges, flag, cell: int, rot: int,
+                    tile: int, done0: int, failed0: int, front0: int, row) -> None:
+    """Descriptors of the position just after the placement (``place`` already run): columns
+    ``C_FRONTIER`` to ``C_FAILED``."""
+    p = meta[K.M_PLACED] - 1
+    row[C_FRONTIER] = meta[K.M_FRONT]
+    row[C_NEW_FRONTIER] = meta[K.M_FRONT] - front0 + 1
+    group_open = 0
+    largest = 0
+    closed = 0
+    for t in range(1, 6):
+        has = False
+        for d in range(6):
+            if rot_edges[tile, rot, d] == t:
+                has = True
+        if not has:
+            continue
+        root = K.uf_root(uf, p * 5 + t - 1)
+        group_open += uf[2, root]
+        if t <= 3:
+            largest = max(largest, np.int64(uf[1, root]))
+            if uf[2, root] == 0:
+                closed += 1
+        elif t == K.RAIL:
+            row[C_RAIL_LEN] = uf[1, root]
+        else:
+            row[C_RIVER_LEN] = uf[1, root]
+    row[C_GROUP_OPEN] = group_open
+    row[C_LARGEST_AREA] = largest
+    row[C_AREAS_CLOSED] = closed
+    f = np.int64(flag[tile])
+    if f > 0:
+        root = K.uf_root(uf, p * 5 + f - 1)
+        if uf[2, root] > 0:
+            row[C_FLAG_OPEN] = uf[1, root]
+    missing = 0
+    open_edges = 0
+    tight = 0
+    for k in range(meta[K.M_TASKS]):
+        if tasks[k, 3] != 0:
+            continue
+        root = K.uf_root(uf, tasks[k, 0])
+        missing += tasks[k, 2] - uf[1, root]
+        open_edges += uf[2, root]
+        if uf[2, root] == 1:
+            tight += 1
+    row[C_OPEN_TASKS] = meta[K.M_OPEN_TASKS]
+    row[C_MISSING] = missing
+    row[C_TASK_OPEN_EDGES] = open_edges
+    row[C_TIGHT_TASKS] = tight
+    row[C_COMPLETED] = meta[K.M_DONE] - done0
+    row[C_FAILED] = meta[K.M_FAILED] - failed0
+
+
+@njit(cache=True)
+def candidate_features(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, mask,
+                       slots, rots, feats) -> int:
+    """Fill ``slots[i]``, ``rots[i]`` (frontier slot, rotation) and ``feats[i]`` for every legal
+    placement ``i`` of the drawn tile, in (slot, rotation) order; return how many. The game arrays
+    come back as they were (up to union-find path halving, which changes no group)."""
+    n_legal = K.legal_moves(cells, frontier, uf, meta, rot_edges, task_type, mask)
+    tile = meta[K.M_DRAWN]
+    roots = np.zeros(6, np.int64)
+    out2 = np.zeros(2, np.int64)
+    flagged = np.zeros(K.MAX_PLACED, np.int64)
+    n_flagged = GK.flagged_placements(placed, meta, flag, flagged)
+    basis = np.eye(N_GREEDY)
+    # saved copies for undoing each trial placement
+    s_uf = uf.copy()
+    s_frontier = frontier.copy()
+    s_tasks = tasks.copy()
+    s_meta = meta.copy()
+    s_cells = np.zeros((8, 4), cells.dtype)
+    s_rows = np.zeros(8, np.int64)
+    s_placed = np.zeros(3, placed.dtype)
+    n_front = meta[K.M_FRONT]
+    land_left = K.NUM_LAND - meta[K.M_LAND_POS]
+    frac_left = land_left / max(K.NUM_LAND - meta[K.M_UNSEEN], 1)
+    p = meta[K.M_PLACED]
+    n = 0
+    for i in range(n_front):
+        cell = frontier[i]
+        for rot in range(6):
+            if not mask[i, rot]:
+                continue
+            row = feats[n]
+            row[:] = 0.0
+            slots[n] = i
+            rots[n] = rot
+            for j in range(N_GREEDY):
+                row[j] = GK.evaluate_placement(cells, placed, uf, tasks, meta, rot_edges, task_type, flag,
+                                               basis[j], flagged, n_flagged, cell, rot, roots, out2)
+            row[C_LAND_LEFT] = land_left
+            row[C_FRAC_LEFT] = frac_left
+            row[C_TASKS_LEFT] = K.NUM_TASK - meta[K.M_TASK_POS]
+            row[C_TASK_TILE] = 1.0 if task_type[tile] > 0 else 0.0
+            nb = 0
+            area_free = 0
+            line_free = 0
+            meadow_free = 0
+            for d in range(6):
+                e = rot_edges[tile, rot, d]
+                if cells[cell + K.DIR_OFFSETS[d], 0] >= 0:
+                    nb += 1
+                elif e == 0:
+                    meadow_free += 1
+                elif e <= 3:
+                    area_free += 1
+                else:
+                    line_free += 1
+            row[C_NEIGHBOURS] = nb
+            row[C_AREA_FREE] = area_free
+            row[C_LINE_FREE] = line_free
+            row[C_MEADOW_FREE] = meadow_free
+            # place on the real arrays, describe, undo
+            s_uf[:] = uf
+            s_tasks[:] = tasks
+            s_meta[:] = meta
+            s_rows[0] = cell
+            s_rows[1] = frontier[n_front - 1]
+            for d in range(6):
+                s_rows[2 + d] = cell + K.DIR_OFFSETS[d]
+            for k in range(8):
+                s_cells[k] = cells[s_rows[k]]
+            s_placed[:] = placed[p]
+            K.place(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, cell, rot)
+            _after_features(cells, frontier, placed, uf, tasks, meta, rot_edges, flag, cell, rot, tile,
+                            s_meta[K.M_DONE], s_meta[K.M_FAILED], n_front, row)
+            for k in range(7, -1, -1):
+                cells[s_rows[k]] = s_cells[k]
+            frontier[i] = cell
+            for k in range(n_front - 1, min(n_front + 6, frontier.shape[0])):
+                frontier[k] = s_frontier[k]
+            placed[p] = s_placed
+            uf[:] = s_uf
+            tasks[:] = s_tasks
+            meta[:] = s_meta
+            lf = frac_left
+            row[C_PROGRESS_X_LEFT] = row[_PROGRESS] * lf
+            row[C_MATCH_X_LEFT] = row[_MATCH] * lf
+            row[C_MISMATCH_X_LEFT] = row[_MISMATCH] * lf
+            row[C_MISSING_X_LEFT] = row[C_MISSING] * lf
+            row[C_AREA_FREE_X_LEFT] = area_free * lf
+            row[C_NEW_TASK_X_LEFT] = row[_NEW_TASK] * lf
+            n += 1
+    assert n == n_legal
+    return n
+
+
+@njit(cache=True)
+def label_playouts(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier, w_placed, w_uf,
+                   w_tasks, w_deck, w_meta, pick_cells, pick_rots, seeds, rot_edges, task_type, flag, weights,
+                   mask, score, out) -> None:
+    """``out[k, f]``: final total of placing ``pick_cells[k]``/``pick_rots[k]`` and playing greedy
+    (``weights``) to the end on the future of ``seeds[f]`` (the same futures for every candidate)."""
+    for k in range(pick_cells.shape[0]):
+        for f in range(seeds.shape[0]):
+            out[k, f] = DK.playout(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier,
+                                   w_placed, w_uf, w_tasks, w_deck, w_meta, pick_cells[k], pick_rots[k],
+                                   seeds[f], True, rot_edges, task_type, flag, weights, mask, score)

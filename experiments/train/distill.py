@@ -1,0 +1,241 @@
+"""``meeplelab train GAME --algo distill``: fit a linear candidate model to search labels, DAgger style.
+
+Each iteration:
+
+1. **Label** ``label.games`` fresh seeds: the current model plays them in every seat and, at each
+   decision, its ``width`` best candidates are valued by ``futures`` paired greedy playouts (the
+   flat search's labels; ``label_games`` of the game's module in :mod:`agents.learned`). Chunks of
+   ``chunk_games`` games run as Ray tasks (in-process with one worker and no ``--address``), and each
+   finished chunk is written to ``labels/iter_NNN/chunk_NNNN.npz`` at once (a temporary file renamed),
+   so a stopped run loses at most the chunks in flight.
+2. **Fit** the weights on every label so far (:func:`agents.learned.fit.fit_theta`, shrunk toward the
+   greedy preset's weights, which are kept when no fit beats them on held-out decisions).
+3. **Checkpoint** ``checkpoints/iter_NNN/model.json``, written in a temporary folder and renamed, and
+   **evaluate** it on the first ``eval_games`` dev seeds against the greedy preset, paired by seed
+   (TensorBoard scalars in the run folder, one line per iteration on the console).
+
+The best evaluated checkpoint is copied to ``<run>/model.json``, so ``learned:<run folder>`` plays it.
+``--resume <run>`` continues after the last complete checkpoint and reuses finished label chunks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.base import make_agent
+from agents.learned import game_module
+from agents.learned.fit import fit_theta
+from agents.learned.model import MODEL_FILE, load_model, save_model
+from envs.core.errors import ConfigError
+from envs.core.registry import make_game
+from experiments.common.ray_setup import init_ray
+from experiments.eval.stats import paired_comparison
+from experiments.eval.suites import load_suite
+
+STATE_FILE = "state.json"
+
+
+def label_chunk(game_name: str, game_options: dict[str, Any], seeds: list[int], theta: np.ndarray,
+                width: int, futures: int, preset: str, seed: int) -> dict[str, np.ndarray]:
+    """One chunk's labelled rows (runs in a Ray worker or in-process)."""
+    game = make_game(game_name, **game_options)
+    module = game_module(game_name)
+    return module.label_games(game, np.asarray(seeds, dtype=np.int64), theta, width, futures, preset, seed)
+
+
+def _chunk_path(run_dir: Path, iteration: int, index: int) -> Path:
+    return run_dir / "labels" / f"iter_{iteration:03d}" / f"chunk_{index:04d}.npz"
+
+
+def _save_chunk(path: Path, rows: dict[str, np.ndarray], group_offset: int) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.stem + ".tmp.npz")
+    np.savez(tmp, **{**rows, "group": rows["group"] + group_offset})
+    os.replace(tmp, path)
+
+
+def _load_chunk(path: Path) -> dict[str, np.ndarray] | None:
+    """A chunk's rows, or None when the file is torn or not a chunk (it is labelled again)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            return {key: data[key] for key in ("group", "phase", "features", "target", "scores")}
+    except (OSError, ValueError, KeyError, EOFError):
+        return None
+
+
+def label_iteration(config: dict[str, Any], run_dir: Path, iteration: int, theta: np.ndarray,
+                    address: str | None, progress: bool) -> list[dict[str, np.ndarray]]:
+    """Every chunk of ``iteration`` (finished ones read back, the rest labelled now)."""
+    label, run = config["label"], config["run"]
+    first = run["first_seed"] + iteration * label["games"]
+    seeds = list(range(first, first + label["games"]))
+    chunks = [seeds[i:i + label["chunk_games"]] for i in range(0, len(seeds), label["chunk_games"])]
+    results: dict[int, dict[str, np.ndarray]] = {}
+    todo = []
+    for index in range(len(chunks)):
+        path = _chunk_path(run_dir, iteration, index)
+        rows = _load_chunk(path) if path.exists() else None
+        if rows is None:
+            todo.append(index)
+        else:
+            results[index] = rows
+    args = [(config["game"], config["game_options"], chunks[i], theta, label["width"], label["futures"],
+             label["preset"], run["seed"] * 1_000_003 + chunks[i][0]) for i in todo]
+    start = time.perf_counter()
+
+    def done(index: int, rows: dict[str, np.ndarray]) -> None:
+        _save_chunk(_chunk_path(run_dir, iteration, index), rows, group_offset=chunks[index][0] * 100_000)
+        results[index] = _load_chunk(_chunk_path(run_dir, iteration, index))
+        if progress:
+            finished = len(results)
+            print(f"  iteration {iteration}: labelled {finished}/{len(chunks)} chunks "
+                  f"({time.perf_counter() - start:.0f} s)", flush=True)
+
+    if todo and (run["workers"] > 1 or address):
+        ray = init_ray(num_cpus=run["workers"], address=address)
+        remote = ray.remote(label_chunk)
+        pending = {remote.remote(*a): i for a, i in zip(args, todo, strict=True)}
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                done(pending.pop(ref), ray.get(ref))
+    else:
+        for a, i in zip(args, todo, strict=True):
+            done(i, label_chunk(*a))
+    return [results[i] for i in range(len(chunks))]
+
+
+def evaluate(game_name: str, game_options: dict[str, Any], theta: np.ndarray, preset: str,
+             games: int) -> dict[str, float]:
+    """The linear model and the greedy ``preset``'s weights, each in every seat, on the first ``games``
+    dev seeds, paired by seed: their mean score per seat by the game's metric and the difference
+    with its 95% CI."""
+    game = make_game(game_name, **game_options)
+    module = game_module(game_name)
+    seeds = np.asarray(load_suite("dev").seeds[:games], dtype=np.int64)
+    learned, greedy = (module.label_games(game, seeds, weights, 0, 0, preset, 0)["scores"]
+                       .reshape(seeds.size, -1).mean(axis=1)
+                       for weights in (theta, module.greedy_theta(preset)))
+    diff = paired_comparison(learned, greedy)
+    return {"learned": float(learned.mean()), "greedy": float(greedy.mean()), "diff": diff.mean_difference,
+            "diff_low": float(diff.ci95[0]), "diff_high": float(diff.ci95[1])}
+
+
+def _write_checkpoint(run_dir: Path, iteration: int, config: dict[str, Any], theta: np.ndarray,
+                      training: dict[str, Any]) -> Path:
+    final = run_dir / "checkpoints" / f"iter_{iteration:03d}"
+    tmp = final.with_name(final.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    save_model(tmp, config["game"], config["game_options"], theta, config["label"]["preset"], training)
+    shutil.rmtree(final, ignore_errors=True)
+    os.replace(tmp, final)
+    return final
+
+
+def last_checkpoint(run_dir: Path) -> tuple[int, np.ndarray] | None:
+    """The last complete checkpoint (iteration, theta); torn ones are skipped with one line."""
+    folder = run_dir / "checkpoints"
+    for path in sorted(folder.glob("iter_[0-9][0-9][0-9]"), reverse=True) if folder.is_dir() else []:
+        try:
+            return int(path.name[5:]), load_model(path)["theta"]
+        except ConfigError as exc:
+            print(f"skipping checkpoint {path}: {exc}")
+    return None
+
+
+def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, address: str | None = None,
+                iterations: int | None = None, progress: bool = True) -> dict[str, Any]:
+    """Run (or continue) a distillation; returns the run state (also in ``state.json``)."""
+    from torch.utils.tensorboard import SummaryWriter  # TensorBoard through the [rl] extra
+
+    module = game_module(config["game"])
+    preset = config["label"]["preset"]
+    total = iterations or config["run"]["iterations"]
+    state_path = run_dir / STATE_FILE
+    state: dict[str, Any] = {"iteration": -1, "evaluations": [], "best": None, "config": config}
+    theta = module.greedy_theta(preset)
+    if resume and state_path.is_file():
+        state = json.loads(state_path.read_text())
+        found = last_checkpoint(run_dir)
+        state["iteration"], theta = found if found is not None else (-1, theta)
+        state["evaluations"] = [e for e in state["evaluations"] if e["iteration"] <= state["iteration"]]
+    if not state_path.is_file():  # a run folder from its first moment (resume reuses its labels)
+        _write_state(state_path, state)
+    writer = SummaryWriter(log_dir=str(run_dir))
+    all_rows: list[dict[str, np.ndarray]] = []
+    for iteration in range(state["iteration"] + 1):  # the labels the resumed fit needs
+        all_rows += label_iteration(config, run_dir, iteration, theta, address, progress=False)
+    try:
+        for iteration in range(state["iteration"] + 1, total):
+            started = time.perf_counter()
+            all_rows += label_iteration(config, run_dir, iteration, theta, address, progress)
+            rows = {key: np.concatenate([r[key] for r in all_rows]) for key in ("group", "phase", "features",
+                                                                               "target")}
+            theta, report = fit_theta(rows, module.greedy_theta(preset), seed=config["run"]["seed"])
+            scores = evaluate(config["game"], config["game_options"], theta, preset,
+                              config["run"]["eval_games"])
+            entry = {"iteration": iteration, "rows": report.rows, "decisions": report.decisions,
+                     "ridge": report.ridge, "held_out_gain": report.held_out_gain,
+                     "held_out_se": report.held_out_se, "seconds": time.perf_counter() - started, **scores}
+            _write_checkpoint(run_dir, iteration, config, theta, entry)
+            state["iteration"] = iteration
+            state["evaluations"].append(entry)
+            if state["best"] is None or entry["diff"] > state["best"]["diff"]:
+                state["best"] = entry
+                shutil.copyfile(run_dir / "checkpoints" / f"iter_{iteration:03d}" / MODEL_FILE,
+                                run_dir / MODEL_FILE)
+            for key in ("learned", "greedy", "diff", "held_out_gain"):
+                writer.add_scalar(f"distill/{key}", entry[key], iteration)
+            writer.flush()
+            _write_state(state_path, state)
+            if progress:
+                print(f"iteration {iteration}: {report.rows:,} rows from {report.decisions:,} decisions; "
+                      f"held-out gain per decision {report.held_out_gain:+.3f} "
+                      f"(se {report.held_out_se:.3f}); "
+                      f"dev {config['run']['eval_games']} games: learned {entry['learned']:.2f} vs greedy "
+                      f"{entry['greedy']:.2f}, {entry['diff']:+.2f} [{entry['diff_low']:+.2f}, "
+                      f"{entry['diff_high']:+.2f}] ({entry['seconds']:.0f} s)", flush=True)
+    finally:
+        writer.close()
+    return state
+
+
+def _write_state(path: Path, state: dict[str, Any]) -> None:
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(state, indent=1) + "\n")
+    os.replace(tmp, path)
+
+
+def check_resumable(config: dict[str, Any], run_dir: Path) -> None:
+    """A run folder continues only with the config that started it."""
+    path = run_dir / STATE_FILE
+    if not path.is_file():
+        raise ConfigError(f"{str(run_dir)!r} holds no distillation run (no {STATE_FILE})")
+    try:
+        saved = json.loads(path.read_text())["config"]
+    except (ValueError, KeyError, TypeError):
+        raise ConfigError(f"{str(path)!r} is corrupt") from None
+    if saved != json.loads(json.dumps(config)):
+        raise ConfigError(f"{str(run_dir)!r} was started with another config (game {saved.get('game')!r}, "
+                          f"name {saved.get('name')!r}); give a new --out")
+
+
+def resume_point(run_dir: Path) -> int:
+    """The iteration a resumed run continues after (-1: none finished yet; its labels are reused);
+    ConfigError for a folder that holds no distillation run."""
+    found = last_checkpoint(run_dir)
+    if found is None and not (run_dir / STATE_FILE).is_file():
+        raise ConfigError(f"{str(run_dir)!r} holds no distillation run to resume")
+    return -1 if found is None else found[0]
+
+
+def agent_for(run_dir: Path, game_name: str, game_options: dict[str, Any]) -> Any:
+    """The trained run's agent (``learned:<run folder>``)."""
+    return make_agent(f"learned:{run_dir}", make_game(game_name, **game_options))

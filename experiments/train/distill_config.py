@@ -1,0 +1,101 @@
+"""Distillation configs (``configs/distill/*.yaml``): load, fill defaults, validate with clear errors.
+
+A linear candidate model (:mod:`agents.learned`) is fitted to the values that paired greedy playouts
+give the candidates of the positions the model itself reaches (the flat search's labels, DAgger
+style). Every key is optional except ``game``; unknown keys and values of the wrong type or range
+are refused with one line naming them::
+
+    name: cartographers_solo_distill
+    game: cartographers
+    game_options: {players: 1}
+    label: {games: 200, width: 8, futures: 8, preset: progress, chunk_games: 10}
+                                      # per iteration: games labelled, candidates valued per decision,
+                                      # paired playouts per candidate, the playouts' greedy preset
+    run: {iterations: 2, seed: 0, first_seed: 100000, workers: 2, eval_games: 100}
+                                      # label seeds start at first_seed (never the dev or test seeds);
+                                      # evaluation plays the first eval_games seeds of the dev suite
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from agents.learned import GAMES, game_module
+from envs.core.errors import ConfigError
+from envs.core.textfile import read_text
+
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "label": {"games": 200, "width": 8, "futures": 8, "preset": None, "chunk_games": 10},
+    "run": {"iterations": 2, "seed": 0, "first_seed": 100_000, "workers": 2, "eval_games": 100},
+}
+_LIMITS: dict[str, tuple[int, int]] = {
+    "label.games": (1, 100_000), "label.width": (2, 4096), "label.futures": (1, 10_000),
+    "label.chunk_games": (1, 10_000), "run.iterations": (1, 1000), "run.seed": (0, 1 << 40),
+    "run.first_seed": (0, 1 << 40), "run.workers": (1, 4096), "run.eval_games": (1, 100_000),
+}
+#: the dev and test suites' seeds (configs/suites.yaml): labelling must stay clear of them
+RESERVED = (range(0, 200), range(1_000_000, 1_001_000))
+
+
+def validate_config(raw: Any, source: str = "config") -> dict[str, Any]:
+    """Defaults filled in and every value checked; returns a new dict."""
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: a distillation config is a mapping of sections, "
+                          f"got {type(raw).__name__}")
+    known = {"name", "game", "game_options", "label", "run"}
+    unknown = sorted(set(raw) - known)
+    if unknown:
+        raise ConfigError(f"{source}: unknown section(s) {', '.join(unknown)}; "
+                          f"known: {', '.join(sorted(known))}")
+    game = raw.get("game")
+    if game not in GAMES:
+        raise ConfigError(f"{source}: game must be one of {', '.join(GAMES)}, got {game!r}")
+    options = raw.get("game_options") or {}
+    if not isinstance(options, dict):
+        raise ConfigError(f"{source}: game_options must be a mapping, got {options!r}")
+    config: dict[str, Any] = {"game": game, "game_options": dict(options),
+                              "name": str(raw.get("name") or Path(source).stem)}
+    for section, defaults in DEFAULTS.items():
+        given = raw.get(section) or {}
+        if not isinstance(given, dict):
+            raise ConfigError(f"{source}: section {section!r} must be a mapping, got {given!r}")
+        stray = sorted(set(given) - set(defaults))
+        if stray:
+            raise ConfigError(f"{source}: unknown key(s) {', '.join(f'{section}.{k}' for k in stray)}; "
+                              f"known: {', '.join(defaults)}")
+        merged = {**defaults, **given}
+        for key, value in merged.items():
+            name = f"{section}.{key}"
+            if name in _LIMITS:
+                low, high = _LIMITS[name]
+                if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+                    raise ConfigError(f"{source}: {name} must be an integer in [{low}, {high}], "
+                                      f"got {value!r}")
+        config[section] = merged
+    preset = config["label"]["preset"]
+    module = game_module(game)
+    config["label"]["preset"] = preset = module.DEFAULT_PRESET if preset is None else preset
+    if not isinstance(preset, str):
+        raise ConfigError(f"{source}: label.preset must be a greedy preset name, got {preset!r}")
+    module.greedy_theta(preset)  # an unknown preset fails here, naming the known ones
+    run, label = config["run"], config["label"]
+    last = run["first_seed"] + run["iterations"] * label["games"]
+    for reserved in RESERVED:
+        if run["first_seed"] < reserved.stop and reserved.start < last:
+            raise ConfigError(f"{source}: label seeds {run['first_seed']}-{last - 1} overlap the dev or test "
+                              f"suite's seeds {reserved.start}-{reserved.stop - 1}; move run.first_seed")
+    return config
+
+
+def load_config(path: str | Path) -> dict[str, Any]:
+    """Read and validate a distillation config file."""
+    text = read_text(path, "distillation config")
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        first = str(exc).splitlines()[0]
+        raise ConfigError(f"distillation config {str(path)!r} is not valid YAML: {first}") from None
+    return validate_config(raw, source=str(path))

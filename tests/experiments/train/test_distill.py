@@ -1,0 +1,87 @@
+"""meeplelab train --algo distill: configs, a tiny run end to end, resume, torn checkpoints."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.base import make_agent
+from envs.core.errors import ConfigError
+from envs.core.registry import make_game
+from experiments.train.distill import last_checkpoint, run_distill
+from experiments.train.distill_config import load_config, validate_config
+from tests.experiments.train.test_ppo import scalars
+from tests.paths import CONFIGS, REPO_ROOT
+
+
+def tiny_config(**sections) -> dict:
+    raw = {"name": "tiny-distill", "game": "cartographers", "game_options": {"players": 1},
+           "label": {"games": 2, "width": 3, "futures": 2, "chunk_games": 1},
+           "run": {"iterations": 2, "workers": 1, "eval_games": 3}}
+    for key, value in sections.items():
+        raw[key] = {**raw.get(key, {}), **value} if isinstance(value, dict) else value
+    return validate_config(raw)
+
+
+@pytest.mark.parametrize("change, fragment", [
+    ({"label": {"width": 1}}, "label.width must be an integer in"),
+    ({"label": {"wdth": 3}}, "unknown key.*label.wdth"),
+    ({"label": {"preset": "nonsense"}}, "unknown preset 'nonsense'"),
+    ({"run": {"first_seed": 1_000_100}}, "overlap the dev or test suite"),
+    ({"run": {"first_seed": 150}}, "overlap the dev or test suite"),
+    ({"game": "chess"}, "game must be one of"),
+    ({"ppo": {}}, "unknown section"),
+])
+def test_bad_configs_fail_in_one_line(change, fragment):
+    with pytest.raises(ConfigError, match=fragment):
+        tiny_config(**change)
+
+
+def test_shipped_configs_are_valid():
+    paths = sorted((CONFIGS / "distill").glob("*.yaml"))
+    assert paths
+    for path in paths:
+        assert load_config(path)["game"] in path.stem
+
+
+def test_tiny_run_resume_and_torn_checkpoint(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    config = tiny_config()
+    state = run_distill(config, run, progress=False)
+    assert state["iteration"] == 1
+    assert [e["iteration"] for e in state["evaluations"]] == [0, 1]
+    assert (run / "model.json").is_file()
+    assert sorted(p.name for p in (run / "checkpoints").iterdir()) == ["iter_000", "iter_001"]
+    assert len(scalars(run)["distill/diff"]) == 2
+    agent = make_agent(f"learned:{run}", make_game("cartographers"))
+    assert agent.theta.shape == (4, len(agent.theta[0]))
+    # a torn newer checkpoint is skipped; resume continues after the last complete one
+    torn = run / "checkpoints" / "iter_002"
+    torn.mkdir()
+    (torn / "model.json").write_text('{"format": "meeplelab-linear-candidates/1", "ga')
+    assert last_checkpoint(run)[0] == 1
+    labelled = sorted((run / "labels").rglob("*.npz"))
+    state = run_distill(config, run, resume=True, iterations=3, progress=False)
+    assert state["iteration"] == 2
+    assert sorted((run / "labels").rglob("*.npz"))[:len(labelled)] == labelled
+    assert json.loads((run / "state.json").read_text())["iteration"] == 2
+
+
+def test_cli_refuses_ppo_options_and_names_the_agent(tmp_path):
+    config = tmp_path / "tiny.yaml"
+    config.write_text("game: cartographers\nlabel: {games: 1, width: 2, futures: 1, chunk_games: 1}\n"
+                      "run: {iterations: 1, workers: 1, eval_games: 2}\n")
+    cli = [sys.executable, "-m", "experiments.cli", "train", "cartographers", "--algo", "distill",
+           "--config", str(config)]
+    bad = subprocess.run([*cli, "--timesteps", "10"], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert bad.returncode != 0 and "--timesteps: not an option of --algo distill" in bad.stderr
+    ok = subprocess.run([*cli, "--out", str(tmp_path / "run")], cwd=REPO_ROOT, capture_output=True, text=True)
+    assert ok.returncode == 0, ok.stderr
+    assert f"agent: learned:{tmp_path / 'run'}" in ok.stdout
+    assert np.isfinite(json.loads(Path(tmp_path / "run" / "state.json").read_text())["best"]["diff"])
