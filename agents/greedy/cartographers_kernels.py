@@ -111,6 +111,16 @@ def edict_weights(edicts_season: np.ndarray, season: int, future: float, decay: 
     return out
 
 
+@njit(cache=True, _nrt=False, inline="always")
+def ruins_covered(ruins: np.ndarray, cells: np.ndarray, ncells: int) -> int:
+    """How many of ``cells[:ncells]`` are ruins cells."""
+    covered = 0
+    for j in range(ncells):
+        if ruins[cells[j]]:
+            covered += 1
+    return covered
+
+
 @hot_jit
 def small_hole_cells(grid: np.ndarray, max_size: int, scratch: np.ndarray) -> int:
     """Empty cells lying in empty regions of at most ``max_size`` cells; ``scratch`` int32[SCRATCH]
@@ -549,11 +559,7 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
             k = buf[i, 0]
             pid = buf[i, 1]
             ncells = pl_cells[pid, 7]
-            covered = 0
-            if not ruins_required:
-                for j in range(ncells):
-                    if ruins[pl_cells[pid, j]]:
-                        covered += 1
+            covered = 0 if ruins_required else ruins_covered(ruins, pl_cells[pid], ncells)
             coins = -1  # terrain-blind terms, found at the first terrain that needs them
             monster = small = -1
             shape_cards[:] = np.nan

@@ -271,7 +271,7 @@ def corridor_gain_labelled(p, c, kind, r, edges, nbr, kind_edges, largest, comp,
 
 
 @njit(cache=True)
-def _edge_matches(p, c, kind, r, edges, nbr, kind_edges) -> int:
+def edge_matches(p, c, kind, r, edges, nbr, kind_edges) -> int:
     """Edges of ``kind`` at cell c with rotation r that match a placed neighbour's habitat."""
     matched = 0
     for d in range(6):
@@ -340,7 +340,7 @@ def plan_turn(
                 spots += (mask >> x) & 1
         for r in range(nrot):
             v = K.corridor_gain(p, c, kind, r, edges, nbr, kind_edges, largest, mark, queue)
-            matched = _edge_matches(p, c, kind, r, edges, nbr, kind_edges)
+            matched = edge_matches(p, c, kind, r, edges, nbr, kind_edges)
             total = v + weights[EDGE_MATCH] * matched + weights[OPEN_SPOT] * spots + token_v
             if tile_values is not None:
                 tile_values[K.A_TILE + 6 * c + r] = total
@@ -403,7 +403,7 @@ def market_plans(
             for r in range(nrot):
                 v = corridor_gain_labelled(p, c, kind, r, edges, nbr, kind_edges, largest, comp, comp_size,
                                            roots)
-                matched = _edge_matches(p, c, kind, r, edges, nbr, kind_edges)
+                matched = edge_matches(p, c, kind, r, edges, nbr, kind_edges)
                 placed[f, r] = v + weights[EDGE_MATCH] * matched
         mask = kind_info[kind, 0]
         spots_all = 0

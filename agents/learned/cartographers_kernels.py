@@ -260,11 +260,7 @@ def candidate_features(st, tb, buf: np.ndarray, actions: np.ndarray, feats: np.n
             k = buf[i, 0]
             pid = buf[i, 1]
             ncells = pl_cells[pid, 7]
-            covered = 0
-            if not ruins_required:
-                for j in range(ncells):
-                    if ruins[pl_cells[pid, j]]:
-                        covered += 1
+            covered = 0 if ruins_required else G.ruins_covered(ruins, pl_cells[pid], ncells)
             for t in range(cards[card, C_NTERR]):
                 terrain = cards[card, C_TERR + t]
                 for j in range(ncells):

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.greedy.cascadia import NATURE_COST, own_turns_after, pattern_count, plan_turn
+from agents.greedy.cascadia import NATURE_COST, edge_matches, own_turns_after, pattern_count, plan_turn
 from envs.cascadia import kernels as K
 
 # ---- feature columns ---------------------------------------------------------------------------
@@ -56,17 +56,6 @@ def pattern_terms(p, c, w, tiles, tokens, nbr, kind_info, row) -> None:
         row[F_HAWK_ROOM] = count
     else:
         row[F_FOX_ROOM] = count
-
-
-@njit(cache=True)
-def edge_matches(p, c, kind, r, edges, nbr, kind_edges) -> int:
-    """Edges of ``kind`` at cell c with rotation r that match a placed neighbour's habitat."""
-    matched = 0
-    for d in range(6):
-        nb = nbr[c, d]
-        if nb >= 0 and edges[p, nb, 0] >= 0 and edges[p, nb, (d + 3) % 6] == kind_edges[kind, r, d]:
-            matched += 1
-    return matched
 
 
 @njit(cache=True)

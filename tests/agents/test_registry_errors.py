@@ -12,8 +12,8 @@ from tests.agents.toy_game import ToyGame
 
 
 @pytest.mark.parametrize("spec, fragment", [
-    ("alphazero", "unknown agent 'alphazero'; known agents: flat, greedy, mcts, placement, ppo, puct, "
-                  "random, root, turn, uct"),
+    ("alphazero", "unknown agent 'alphazero'; known agents: flat, greedy, learned, mcts, placement, ppo, "
+                  "puct, random, root, turn, uct"),
     ("", "empty agent name"),
     ("mcts:simulations", "is not of the form key=value"),
     ("random:depth=3", "unknown option.s. depth; known: none"),

@@ -85,3 +85,15 @@ def test_cli_refuses_ppo_options_and_names_the_agent(tmp_path):
     assert ok.returncode == 0, ok.stderr
     assert f"agent: learned:{tmp_path / 'run'}" in ok.stdout
     assert np.isfinite(json.loads(Path(tmp_path / "run" / "state.json").read_text())["best"]["diff"])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game, options", [("cascadia", {"players": 1}), ("cascadia", {"players": 4}),
+                                           ("dorfromantik", {}), ("cartographers", {"players": 3})])
+def test_tiny_run_of_every_game(tmp_path, game, options):
+    config = tiny_config(game=game, game_options=options, label={"games": 1, "width": 2, "futures": 1},
+                         run={"iterations": 1, "eval_games": 2})
+    state = run_distill(config, tmp_path, progress=False)
+    assert state["iteration"] == 0 and np.isfinite(state["best"]["diff"])
+    agent = make_agent(f"learned:{tmp_path}", make_game(game, **options))
+    assert agent.theta.shape[0] >= 1
