@@ -99,6 +99,34 @@ def split_env_options(players: Any, options: dict[str, Any],
     return merged, env_kwargs
 
 
+
+def choose_game_seed(seed: int | None, options: dict[str, Any] | None, rng: np.random.Generator) -> int:
+    """The game seed of a ``reset``: ``options["game_seed"]``, else ``seed``, else one drawn from
+    ``rng`` (the env's generator); ConfigError for a negative one."""
+    options = options or {}
+    if "game_seed" in options:
+        game_seed = int(options["game_seed"])
+    elif seed is not None:
+        game_seed = int(seed)
+    else:
+        game_seed = int(rng.integers(0, MAX_GAME_SEED))
+    if game_seed < 0:
+        raise ConfigError(f"game seed must be >= 0, got {game_seed}")
+    return game_seed
+
+
+def render_state(game: Game, state: Any, render_mode: str | None, seat: int | None) -> Any:
+    """``state`` seen by ``seat`` (None: the whole table) as text ("ansi") or an RGB array
+    ("rgb_array"); None, with a warning, without a render mode."""
+    if render_mode is None:
+        gym.logger.warn("render() called without a render_mode; pass render_mode to the env")
+        return None
+    if state is None:
+        raise gym.error.ResetNeeded("call reset() before render()")
+    if render_mode == "ansi":
+        return game.render_ansi(state, seat)
+    return np.asarray(game.render_rgb(state, seat), dtype=np.uint8)
+
 class GameEnv(gym.Env):
     """Single-agent Gymnasium env: the learner plays ``seat``, opponents play the other seats.
 
@@ -151,16 +179,7 @@ class GameEnv(gym.Env):
         ``options={"game_seed": s}`` starts game ``s`` without reseeding the env.
         """
         super().reset(seed=seed)
-        options = options or {}
-        if "game_seed" in options:
-            game_seed = int(options["game_seed"])
-        elif seed is not None:
-            game_seed = int(seed)
-        else:
-            game_seed = int(self.np_random.integers(0, MAX_GAME_SEED))
-        if game_seed < 0:
-            raise ConfigError(f"game seed must be >= 0, got {game_seed}")
-        self.game_seed = game_seed
+        self.game_seed = game_seed = choose_game_seed(seed, options, self.np_random)
         self.state = self.game.new_game(game_seed)
         self._opponent_rngs = {i: numpy_generator(game_seed, f"seat{i}") for i in self._opponents}
         at_start = self._learner_value()
@@ -210,14 +229,7 @@ class GameEnv(gym.Env):
 
     def render(self):
         """The position as text ("ansi") or an RGB array ("rgb_array"); None without a mode."""
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode to the env")
-            return None
-        if self.state is None:
-            raise gym.error.ResetNeeded("call reset() before render()")
-        if self.render_mode == "ansi":
-            return self.game.render_ansi(self.state, self.seat)
-        return np.asarray(self.game.render_rgb(self.state, self.seat), dtype=np.uint8)
+        return render_state(self.game, self.state, self.render_mode, self.seat)
 
     # ---- helpers ------------------------------------------------------------------------------
 

@@ -214,7 +214,8 @@ def _write_state(path: Path, state: dict[str, Any]) -> None:
 
 
 def check_resumable(config: dict[str, Any], run_dir: Path) -> None:
-    """A run folder continues only with the config that started it."""
+    """A run folder continues only with the config that started it (its ``run.iterations`` may grow:
+    that is the run's budget, not what it learns from)."""
     path = run_dir / STATE_FILE
     if not path.is_file():
         raise ConfigError(f"{str(run_dir)!r} holds no distillation run (no {STATE_FILE})")
@@ -222,7 +223,10 @@ def check_resumable(config: dict[str, Any], run_dir: Path) -> None:
         saved = json.loads(path.read_text())["config"]
     except (ValueError, KeyError, TypeError):
         raise ConfigError(f"{str(path)!r} is corrupt") from None
-    if saved != json.loads(json.dumps(config)):
+    def learning(c: dict[str, Any]) -> dict[str, Any]:
+        return {**c, "run": {k: v for k, v in c.get("run", {}).items() if k != "iterations"}}
+
+    if learning(saved) != learning(json.loads(json.dumps(config))):
         raise ConfigError(f"{str(run_dir)!r} was started with another config (game {saved.get('game')!r}, "
                           f"name {saved.get('name')!r}); give a new --out")
 

@@ -13,7 +13,7 @@ import pytest
 from agents.base import make_agent
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
-from experiments.train.distill import last_checkpoint, run_distill
+from experiments.train.distill import check_resumable, last_checkpoint, resume_point, run_distill
 from experiments.train.distill_config import load_config, validate_config
 from tests.experiments.train.test_ppo import scalars
 from tests.paths import CONFIGS, REPO_ROOT
@@ -97,3 +97,16 @@ def test_tiny_run_of_every_game(tmp_path, game, options):
     assert state["iteration"] == 0 and np.isfinite(state["best"]["diff"])
     agent = make_agent(f"learned:{tmp_path}", make_game(game, **options))
     assert agent.theta.shape[0] >= 1
+
+
+def test_resume_refuses_a_folder_of_another_run(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    run_distill(tiny_config(run={"iterations": 1}), run, progress=False)
+    other = tiny_config(game_options={"players": 2}, run={"iterations": 1})
+    with pytest.raises(ConfigError, match="was started with another config"):
+        check_resumable(other, run)
+    check_resumable(tiny_config(run={"iterations": 1}), run)  # its own config continues
+    with pytest.raises(ConfigError, match="holds no distillation run"):
+        resume_point(tmp_path / "empty")
+    check_resumable(tiny_config(run={"iterations": 5}), run)  # a larger budget is the same run
