@@ -38,6 +38,7 @@ action and the reason; the step is then not applied to any sub-env.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -215,3 +216,15 @@ class BatchedGameVectorEnv(VectorEnv):
         """Total score of every sub-env (float64[N]); read where ``ended``."""
         raise NotImplementedError
 
+
+
+def make_vector_env(vector_class: str, num_envs: int = 1, env_class: str | None = None,
+                    action_space: str = "plain", **options: Any) -> BatchedGameVectorEnv:
+    """``gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point")``: the game's batched
+    vector env ``vector_class`` ("module:Class") with ``options``; ``env_class`` (the single env of the
+    same id, which the registration passes along) is not used."""
+    if action_space != "plain":
+        raise ConfigError(f"the batched vector envs take action_space='plain' only, got {action_space!r}; "
+                          "vectorize the candidate env with vectorization_mode='sync'")
+    module_name, class_name = vector_class.split(":")
+    return getattr(importlib.import_module(module_name), class_name)(num_envs=num_envs, **options)

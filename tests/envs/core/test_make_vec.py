@@ -1,0 +1,46 @@
+"""gymnasium.make_vec: the batched numba vector envs through the vector entry point."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.vector import AutoresetMode
+
+import envs  # noqa: F401  (registers the ids)
+from envs.cartographers.vector_env import CartographersVectorEnv
+from envs.cascadia.vector_env import CascadiaVectorEnv
+from envs.core.errors import ConfigError
+
+
+@pytest.mark.parametrize("env_id, cls", [("meeplelab/Cartographers-v0", CartographersVectorEnv),
+                                         ("meeplelab/Cascadia-v0", CascadiaVectorEnv)])
+def test_make_vec_returns_the_batched_env_and_plays(env_id, cls):
+    vec = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point")
+    assert isinstance(vec, cls) and vec.num_envs == 3
+    assert vec.metadata["autoreset_mode"] == AutoresetMode.NEXT_STEP
+    direct = cls(num_envs=3)
+    obs, _ = vec.reset(seed=5)
+    expected, _ = direct.reset(seed=5)
+    assert np.array_equal(obs["action_mask"], expected["action_mask"])  # the same games for the same seed
+    rng = np.random.default_rng(0)
+    for _ in range(60):  # past the end of the first Cartographers games: the next-step autoreset
+        # a finished game's mask is empty and its next action is ignored (that step resets it)
+        actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in obs["action_mask"]])
+        obs, rewards, _, _, _ = vec.step(actions)
+        expected, expected_rewards, _, _, _ = direct.step(actions)
+        assert np.array_equal(rewards, expected_rewards)
+        assert np.array_equal(obs["action_mask"], expected["action_mask"])
+
+
+def test_make_vec_passes_options_and_refuses_candidates():
+    vec = gymnasium.make_vec("meeplelab/Cascadia-v0", num_envs=2, players=2)
+    assert vec.game.num_players() == 2
+    with pytest.raises(ConfigError, match="action_space='plain' only"):
+        gymnasium.make_vec("meeplelab/Cartographers-v0", num_envs=2, action_space="candidates")
+
+
+def test_dorfromantik_vectorizes_its_single_env():
+    vec = gymnasium.make_vec("meeplelab/Dorfromantik-v0", num_envs=2, vectorization_mode="sync")
+    obs, _ = vec.reset(seed=1)
+    assert obs["action_mask"].shape[0] == 2
