@@ -112,6 +112,11 @@ class CartographersEnv(GameEnv):
         info = {"action_mask": mask.copy(), "score": self._score_dict(), "player": self.seat}
         return {"observations": self._obs.copy(), "action_mask": mask}, reward, terminated, False, info
 
+    def step_info(self) -> dict[str, Any]:
+        """As :meth:`GameEnv.step_info`, with the cached score breakdown."""
+        return {"action_mask": self._legal_now().astype(np.float32), "score": self._score_dict(),
+                "player": self.seat}
+
     def _score_dict(self) -> dict:
         """The learner's score breakdown; rebuilt only when the season, the phase or its coins
         change (the season record is written only at a season's end)."""

@@ -131,14 +131,13 @@ class CandidateEnv(gym.Env):
     # ---- helpers ------------------------------------------------------------------------------
 
     def _play(self, action: int) -> tuple[float, bool, dict[str, Any]]:
-        """Play candidate ``action`` through the plain env: (reward, terminated, info)."""
+        """Play candidate ``action`` (legal by construction) through the plain env's move logic, without
+        building the plain observation: (reward, terminated, info)."""
         if self.view.play is None:
-            _, reward, terminated, _, info = self.env.step(action)
-            return float(reward), bool(terminated), info
-        # a candidate that is not one plain action (a Cascadia turn): the plain env's step around view.play
-        reward, terminated = self.env.apply_move(lambda state: self.view.play(self.game, state, action))
-        _, info = self.env._observe()
-        return reward, terminated, info
+            reward, terminated = self.env.apply_move(lambda state: self.game.step(state, action))
+        else:  # a candidate that is not one plain action (a Cascadia turn)
+            reward, terminated = self.env.apply_move(lambda state: self.view.play(self.game, state, action))
+        return reward, terminated, self.env.step_info()
 
     def _skip_fallbacks(self, reward: float, terminated: bool, info: dict[str, Any]
                         ) -> tuple[float, bool, dict[str, Any]]:

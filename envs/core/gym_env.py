@@ -275,11 +275,12 @@ class GameEnv(gym.Env):
 
     def _observe(self) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         """Observation and info of the current state; the mask is computed once for both."""
-        mask = self._legal_now().astype(np.float32)
+        info = self.step_info()
         obs = np.asarray(self.game.observation(self.state, self.seat), dtype=np.float32)
-        info = {
-            "action_mask": mask.copy(),
-            "score": self.game.scores(self.state)[self.seat].as_dict(),
-            "player": self.seat,
-        }
-        return {"observations": obs, "action_mask": mask}, info
+        return {"observations": obs, "action_mask": info["action_mask"].copy()}, info
+
+    def step_info(self) -> dict[str, Any]:
+        """The info of the current state (the legal mask, the learner's score sheet, its seat), without
+        the observation: what a wrapper that observes otherwise needs."""
+        return {"action_mask": self._legal_now().astype(np.float32),
+                "score": self.game.scores(self.state)[self.seat].as_dict(), "player": self.seat}
