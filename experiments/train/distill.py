@@ -29,7 +29,6 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import make_agent
 from agents.learned import game_module
 from agents.learned.fit import fit_theta
 from agents.learned.model import MODEL_FILE, load_model, save_model
@@ -54,10 +53,10 @@ def _chunk_path(run_dir: Path, iteration: int, index: int) -> Path:
     return run_dir / "labels" / f"iter_{iteration:03d}" / f"chunk_{index:04d}.npz"
 
 
-def _save_chunk(path: Path, rows: dict[str, np.ndarray], group_offset: int) -> None:
+def _save_chunk(path: Path, rows: dict[str, np.ndarray]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.stem + ".tmp.npz")
-    np.savez(tmp, **{**rows, "group": rows["group"] + group_offset})
+    np.savez(tmp, **rows)
     os.replace(tmp, path)
 
 
@@ -91,8 +90,9 @@ def label_iteration(config: dict[str, Any], run_dir: Path, iteration: int, theta
     start = time.perf_counter()
 
     def done(index: int, rows: dict[str, np.ndarray]) -> None:
-        _save_chunk(_chunk_path(run_dir, iteration, index), rows, group_offset=chunks[index][0] * 100_000)
-        results[index] = _load_chunk(_chunk_path(run_dir, iteration, index))
+        # decision ids unique over the run: each chunk's count from its first seed on
+        results[index] = {**rows, "group": rows["group"] + chunks[index][0] * 100_000}
+        _save_chunk(_chunk_path(run_dir, iteration, index), results[index])
         if progress:
             finished = len(results)
             print(f"  iteration {iteration}: labelled {finished}/{len(chunks)} chunks "
@@ -112,17 +112,17 @@ def label_iteration(config: dict[str, Any], run_dir: Path, iteration: int, theta
     return [results[i] for i in range(len(chunks))]
 
 
-def evaluate(game_name: str, game_options: dict[str, Any], theta: np.ndarray, preset: str,
-             games: int) -> dict[str, float]:
-    """The linear model and the greedy ``preset``'s weights, each in every seat, on the first ``games``
-    dev seeds, paired by seed: their mean score per seat by the game's metric and the difference
-    with its 95% CI."""
-    game = make_game(game_name, **game_options)
-    module = game_module(game_name)
-    seeds = np.asarray(load_suite("dev").seeds[:games], dtype=np.int64)
-    learned, greedy = (module.label_games(game, seeds, weights, 0, 0, preset, 0)["scores"]
-                       .reshape(seeds.size, -1).mean(axis=1)
-                       for weights in (theta, module.greedy_theta(preset)))
+def dev_scores(config: dict[str, Any], theta: np.ndarray) -> np.ndarray:
+    """The linear model ``theta`` in every seat on the first ``run.eval_games`` dev seeds: each game's
+    mean score per seat by the game's metric."""
+    game = make_game(config["game"], **config["game_options"])
+    seeds = np.asarray(load_suite("dev").seeds[:config["run"]["eval_games"]], dtype=np.int64)
+    scores = game_module(config["game"]).label_games(game, seeds, theta, 0, 0, config["label"]["preset"], 0)
+    return scores["scores"].reshape(seeds.size, -1).mean(axis=1)
+
+
+def compare(learned: np.ndarray, greedy: np.ndarray) -> dict[str, float]:
+    """Both means and their paired difference with its 95% CI."""
     diff = paired_comparison(learned, greedy)
     return {"learned": float(learned.mean()), "greedy": float(greedy.mean()), "diff": diff.mean_difference,
             "diff_low": float(diff.ci95[0]), "diff_high": float(diff.ci95[1])}
@@ -150,6 +150,14 @@ def last_checkpoint(run_dir: Path) -> tuple[int, np.ndarray] | None:
     return None
 
 
+def labelling_theta(run_dir: Path, iteration: int, greedy: np.ndarray) -> np.ndarray:
+    """The weights that played ``iteration``'s labelled games: the previous iteration's checkpoint,
+    greedy's for the first."""
+    if iteration == 0:
+        return greedy
+    return load_model(run_dir / "checkpoints" / f"iter_{iteration - 1:03d}")["theta"]
+
+
 def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, address: str | None = None,
                 iterations: int | None = None, progress: bool = True) -> dict[str, Any]:
     """Run (or continue) a distillation; returns the run state (also in ``state.json``)."""
@@ -171,7 +179,10 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
     writer = SummaryWriter(log_dir=str(run_dir))
     all_rows: list[dict[str, np.ndarray]] = []
     for iteration in range(state["iteration"] + 1):  # the labels the resumed fit needs
-        all_rows += label_iteration(config, run_dir, iteration, theta, address, progress=False)
+        # a lost chunk is labelled again by the weights that labelled it the first time
+        labeller = labelling_theta(run_dir, iteration, module.greedy_theta(preset))
+        all_rows += label_iteration(config, run_dir, iteration, labeller, address, progress=False)
+    greedy_scores = dev_scores(config, module.greedy_theta(preset))  # the baseline, played once
     try:
         for iteration in range(state["iteration"] + 1, total):
             started = time.perf_counter()
@@ -179,8 +190,7 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
             rows = {key: np.concatenate([r[key] for r in all_rows]) for key in ("group", "phase", "features",
                                                                                "target")}
             theta, report = fit_theta(rows, module.greedy_theta(preset), seed=config["run"]["seed"])
-            scores = evaluate(config["game"], config["game_options"], theta, preset,
-                              config["run"]["eval_games"])
+            scores = compare(dev_scores(config, theta), greedy_scores)
             entry = {"iteration": iteration, "rows": report.rows, "decisions": report.decisions,
                      "ridge": report.ridge, "held_out_gain": report.held_out_gain,
                      "held_out_se": report.held_out_se, "seconds": time.perf_counter() - started, **scores}
@@ -239,7 +249,3 @@ def resume_point(run_dir: Path) -> int:
         raise ConfigError(f"{str(run_dir)!r} holds no distillation run to resume")
     return -1 if found is None else found[0]
 
-
-def agent_for(run_dir: Path, game_name: str, game_options: dict[str, Any]) -> Any:
-    """The trained run's agent (``learned:<run folder>``)."""
-    return make_agent(f"learned:{run_dir}", make_game(game_name, **game_options))

@@ -11,9 +11,17 @@ import numpy as np
 import pytest
 
 from agents.base import make_agent
+from agents.learned import cartographers as L
+from agents.learned.model import save_model
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
-from experiments.train.distill import check_resumable, last_checkpoint, resume_point, run_distill
+from experiments.train.distill import (
+    check_resumable,
+    labelling_theta,
+    last_checkpoint,
+    resume_point,
+    run_distill,
+)
 from experiments.train.distill_config import load_config, validate_config
 from tests.experiments.train.test_ppo import scalars
 from tests.paths import CONFIGS, REPO_ROOT
@@ -67,7 +75,13 @@ def test_tiny_run_resume_and_torn_checkpoint(tmp_path):
     (torn / "model.json").write_text('{"format": "meeplelab-linear-candidates/1", "ga')
     assert last_checkpoint(run)[0] == 1
     labelled = sorted((run / "labels").rglob("*.npz"))
+    lost = run / "labels" / "iter_001" / "chunk_0001.npz"  # a later iteration's chunk, labelled by iter_000
+    before = dict(np.load(lost))
+    lost.unlink()
     state = run_distill(config, run, resume=True, iterations=3, progress=False)
+    again = dict(np.load(lost))
+    for key in before:  # labelled again by the same weights: the same rows
+        assert np.array_equal(before[key], again[key]), key
     assert state["iteration"] == 2
     assert sorted((run / "labels").rglob("*.npz"))[:len(labelled)] == labelled
     assert json.loads((run / "state.json").read_text())["iteration"] == 2
@@ -110,3 +124,15 @@ def test_resume_refuses_a_folder_of_another_run(tmp_path):
     with pytest.raises(ConfigError, match="holds no distillation run"):
         resume_point(tmp_path / "empty")
     check_resumable(tiny_config(run={"iterations": 5}), run)  # a larger budget is the same run
+
+
+def test_a_lost_chunk_is_labelled_by_the_weights_that_labelled_it(tmp_path):
+    """Iteration i's games were played by iteration i-1's checkpoint (greedy's weights for the first),
+    whatever the run has fitted since."""
+    greedy = L.greedy_theta()
+    for i in range(3):
+        folder = tmp_path / "checkpoints" / f"iter_{i:03d}"
+        save_model(folder, "cartographers", {}, greedy + i + 1, "progress", {})
+    assert np.array_equal(labelling_theta(tmp_path, 0, greedy), greedy)
+    assert np.allclose(labelling_theta(tmp_path, 1, greedy), greedy + 1)  # model.json keeps 8 decimals
+    assert np.allclose(labelling_theta(tmp_path, 3, greedy), greedy + 3)
