@@ -147,9 +147,9 @@ def season_counts(seasons: np.ndarray, season: int) -> tuple[np.ndarray, np.ndar
 
 
 @njit(cache=True)
-def _mountain_needs(grid: np.ndarray, mountains: np.ndarray, done: np.ndarray, need: int) -> int:
-    """Unpaid mountains with exactly ``need`` empty orthogonal neighbours."""
-    count = 0
+def _mountains_close(grid: np.ndarray, mountains: np.ndarray, done: np.ndarray) -> tuple[int, int]:
+    """Unpaid mountains with exactly one, and exactly two, empty orthogonal neighbours."""
+    one = two = 0
     for m in range(mountains.shape[0]):
         if done[m]:
             continue
@@ -158,9 +158,11 @@ def _mountain_needs(grid: np.ndarray, mountains: np.ndarray, done: np.ndarray, n
             nb = _neighbor(mountains[m], k)
             if nb >= 0 and grid[nb] == EMPTY:
                 empty += 1
-        if empty == need:
-            count += 1
-    return count
+        if empty == 1:
+            one += 1
+        elif empty == 2:
+            two += 1
+    return one, two
 
 
 @njit(cache=True)
@@ -212,8 +214,9 @@ def describe_map(drawn: np.ndarray, ruins: np.ndarray, mountains: np.ndarray, do
         row[F_SEASON_ENDS] = 1.0
         row[F_NOW_IF_ENDS] = now_points
     row[F_NOW_TIME_LEFT] = now_points * time_left
-    row[F_MOUNTAIN_1] = seasons_left * _mountain_needs(drawn, mountains, done, 1)
-    row[F_MOUNTAIN_2] = seasons_left * _mountain_needs(drawn, mountains, done, 2)
+    one, two = _mountains_close(drawn, mountains, done)
+    row[F_MOUNTAIN_1] = seasons_left * one
+    row[F_MOUNTAIN_2] = seasons_left * two
     ruins_open = 0
     border = 0
     for cell in range(N_CELLS):

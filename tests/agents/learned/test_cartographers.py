@@ -83,6 +83,10 @@ def _python_features(game, state, action) -> dict[str, float]:
         "season_ends": float(season_over),
     }
     seasons, season = game.tb.seasons, int(state.meta[K.M_SEASON])
+    empty_around = [sum(1 for rr, cc in R.neighbours(int(m) // 11, int(m) % 11) if grid[rr][cc] == K.EMPTY)
+                    for m, done in zip(game.tb.mountains, state.mtn_done[seat], strict=True) if not done]
+    out["mountain_1_seasons"] = (4 - season) * empty_around.count(1)
+    out["mountain_2_seasons"] = (4 - season) * empty_around.count(2)
     for e, card in enumerate(int(c) for c in state.edicts):
         points = R.score_card(card, grid, ruins)
         now = float(e in seasons[season, 1:])
