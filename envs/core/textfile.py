@@ -8,6 +8,9 @@ instead of a traceback from deep inside a parser.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import yaml
 
 from envs.core.errors import ConfigError
 
@@ -30,3 +33,14 @@ def read_text(path: str | Path, what: str, error: type[ConfigError] = ConfigErro
     except UnicodeDecodeError as exc:
         raise error(f"{what} {path} is not UTF-8 text (byte {exc.start}: "
                     f"{data[exc.start:exc.start + 1]!r})") from exc
+
+
+def read_yaml(path: str | Path, what: str) -> Any:
+    """The YAML document of ``path`` (:func:`read_text`, then ``yaml.safe_load``); ConfigError naming
+    ``what`` and the file for bytes that are not YAML."""
+    text = read_text(path, what)
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        first = str(exc).splitlines()[0]
+        raise ConfigError(f"{what} {path} is not valid YAML: {first}") from None

@@ -15,12 +15,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from agents.base import parse_agent_spec
 from agents.labels import unique_labels
 from envs.core.errors import ConfigError
-from envs.core.textfile import read_text
+from envs.core.textfile import read_yaml
 from experiments.eval.suites import resolve_seeds
 
 CONFIG_KEYS = {"game": str, "agents": list, "games": int, "seed": int, "players": int,
@@ -82,11 +80,7 @@ def load_config(path: str | Path, keys: dict[str, type] = CONFIG_KEYS) -> dict[s
     """Read an eval config (``keys``: the allowed keys and their types; the ladder adds its own); an
     unknown key or a value of the wrong type raises ConfigError naming the key."""
     path = Path(path)
-    text = read_text(path, "config file")
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"config {path} is not valid YAML: {exc}") from exc
+    data = read_yaml(path, "config file")
     if not isinstance(data, dict):
         raise ConfigError(f"config {path}: expected a mapping of keys to values")
     for key, value in data.items():

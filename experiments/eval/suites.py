@@ -8,11 +8,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from envs.core.errors import ConfigError
 from envs.core.install import shipped_file
-from envs.core.textfile import read_text
+from envs.core.textfile import read_yaml
 
 #: the shipped suites (the checkout's configs/, or the installed data package)
 SUITES_FILE = shipped_file("configs", "suites.yaml")
@@ -49,11 +47,7 @@ def seed_range(seed: int, games: int) -> tuple[int, ...]:
 
 def load_suites(path: Path = SUITES_FILE) -> dict[str, SeedSuite]:
     """Every suite in ``path``; a malformed entry raises ConfigError naming it and the key."""
-    text = read_text(path, "seed suites file")
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"{path} is not valid YAML: {exc}") from exc
+    data = read_yaml(path, "seed suites file")
     if not isinstance(data, dict) or not isinstance(data.get("suites"), dict):
         raise ConfigError(f"{path}: expected a mapping with key 'suites'")
     suites = {}

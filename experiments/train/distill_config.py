@@ -21,11 +21,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from agents.learned import GAMES, game_module
 from envs.core.errors import ConfigError
-from envs.core.textfile import read_text
+from envs.core.textfile import read_yaml
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "label": {"games": 200, "width": 8, "futures": 8, "preset": None, "chunk_games": 10},
@@ -92,10 +90,4 @@ def validate_config(raw: Any, source: str = "config") -> dict[str, Any]:
 
 def load_config(path: str | Path) -> dict[str, Any]:
     """Read and validate a distillation config file."""
-    text = read_text(path, "distillation config")
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        first = str(exc).splitlines()[0]
-        raise ConfigError(f"distillation config {str(path)!r} is not valid YAML: {first}") from None
-    return validate_config(raw, source=str(path))
+    return validate_config(read_yaml(path, "distillation config"), source=str(path))

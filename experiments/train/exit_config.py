@@ -26,11 +26,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from agents.base import parse_agent_spec
 from envs.core.errors import ConfigError
-from envs.core.textfile import read_text
+from envs.core.textfile import read_yaml
 from experiments.train import config as train_config
 from experiments.train.imitation import parse_init
 
@@ -141,10 +139,4 @@ def validate_config(raw: Any, source: str = "config") -> dict[str, Any]:
 
 def load_config(path: str | Path) -> dict[str, Any]:
     """Read and validate an expert-iteration config file."""
-    text = read_text(path, "expert-iteration config")
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        first = str(exc).splitlines()[0]
-        raise ConfigError(f"expert-iteration config {path} is not valid YAML: {first}") from None
-    return validate_config(raw, source=str(path))
+    return validate_config(read_yaml(path, "expert-iteration config"), source=str(path))
