@@ -116,23 +116,21 @@ def test_extra_features_match_python_recomputation():
 
 
 def test_greedy_theta_policy_plays_greedys_games():
+    """At greedy's weights the linear policy plays one of greedy's best moves at every decision, and
+    the compiled loop of label_games plays the same games as the policy move by move."""
     game = make_game("cartographers")
     theta = L.greedy_theta("progress")
     played = L.label_games(game, np.arange(5), theta, 0, 0)["scores"][:, 0]
+    policy = L.LinearPolicy(game, theta)
+    agent = GreedyAgent(game, preset="progress")
+    rng = np.random.default_rng(0)
     for seed, score in zip(range(5), played, strict=True):
         state = game.new_game(seed)
-        policy = L.LinearPolicy(game, theta)
-        agent = GreedyAgent(game, preset="progress")
-        rng = np.random.default_rng(0)
-        moves_equal = True
         while not game.is_over(state):
-            mask = game.legal_mask(state)
-            a, b = policy.act(state, mask, rng), agent.act(state, mask, rng)
-            moves_equal &= a == b or np.isclose(*[v[list(agent.action_values(state)[0]).index(x)]
-                                                  for x, v in ((a, agent.action_values(state)[1]),
-                                                               (b, agent.action_values(state)[1]))])
-            game.step(state, a)
-        assert moves_equal
+            action = policy.act(state, game.legal_mask(state), rng)
+            actions, values = agent.action_values(state)
+            assert values[actions == action][0] >= values.max() - 1e-3  # float32 features
+            game.step(state, action)
         assert game.returns(state)[0] == score
 
 
