@@ -38,7 +38,7 @@ def make_learned(game: Game, path: str | None = None) -> Any:
     if where.is_dir() and not (where / MODEL_FILE).is_file() and (where / POLICY_FILE).is_file():
         where = where / POLICY_FILE
     if where.suffix == ".pt":
-        from agents.ppo.agent import make_ppo  # torch is optional: only PPO models need it
+        from agents.learned.ppo_agent import make_ppo  # torch is optional: only PPO models need it
 
         return make_ppo(game, path=str(where))
     model = load_model(where)

@@ -156,10 +156,15 @@ def candidate_turns_and_features(game: Game, state) -> tuple[np.ndarray, np.ndar
     return turns, feats
 
 
+def turn_start(game: Game, state) -> bool:
+    """True at a market decision (where a turn, and its candidates, start) of a running game."""
+    return not game.is_over(state) and int(state.ctl[K.C_PHASE]) == K.PHASE_MARKET
+
+
 def candidates(game: Game, state) -> tuple[np.ndarray, np.ndarray]:
     """Candidate ids (int64 row indices into :func:`candidate_turns_and_features`' turn list) and
     their features; none outside the market phase (the middle of a turn) or once the game is over."""
-    if game.is_over(state) or int(state.ctl[K.C_PHASE]) != K.PHASE_MARKET:
+    if not turn_start(game, state):
         return np.zeros(0, np.int64), np.zeros((0, N_FEATURES), np.float32)
     turns, feats = candidate_turns_and_features(game, state)
     return np.arange(turns.shape[0], dtype=np.int64), feats
@@ -203,9 +208,14 @@ class LinearPolicy:
         """Choose a turn among ``turns`` (with ``feats``) for the market-phase ``state``, keep its
         plan and return its row."""
         k = _best(feats, self.theta[phase(self.game, state)])
-        self._plan = [int(a) for a in turns[k] if a >= 0]
-        self._plan_key = _turn_key(state)
+        self.plan_turn(state, turns[k])
         return k
+
+    def plan_turn(self, state, turn: np.ndarray) -> None:
+        """Play ``turn`` (a row of the turn list of the market-phase ``state``) at this and the
+        next decisions of the turn (:meth:`planned_action`)."""
+        self._plan = [int(a) for a in turn if a >= 0]
+        self._plan_key = _turn_key(state)
 
     def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
         if int(state.ctl[K.C_PHASE]) == K.PHASE_MARKET:

@@ -79,7 +79,7 @@ N_PHASES = 3
 #: the best greedy preset: the playouts that label candidates play it
 DEFAULT_PRESET = "selfplay"
 #: a phase starts when at most this many landscape tiles are left (middle, late)
-PHASE_LAND_LEFT = (29, 14)
+PHASE_LAND_LEFT = LK.PHASE_LAND_LEFT
 
 _ROWS = K.MAX_FRONTIER * 6
 

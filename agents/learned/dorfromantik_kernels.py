@@ -7,6 +7,10 @@
   touched entries are restored afterwards).
 * :func:`label_playouts` values chosen placements on paired sampled futures with the compiled
   search's playout (:func:`agents.search.placement_kernels.playout`, greedy to the end).
+* :func:`linear_placement` and :func:`play_linear` are the linear candidate policy in numba (the
+  search's learned playouts): the first placement whose ``features @ theta[phase]`` is within 1e-9
+  of the best, as :class:`agents.learned.dorfromantik.LinearPolicy` plays it (without the action
+  window, as greedy playouts play).
 
 Column order is :data:`agents.learned.dorfromantik.FEATURES`; the ``C_*`` constants name the columns.
 """
@@ -51,6 +55,8 @@ C_MISSING_X_LEFT = N_GREEDY + 25
 C_AREA_FREE_X_LEFT = N_GREEDY + 26
 C_NEW_TASK_X_LEFT = N_GREEDY + 27
 N_COLUMNS = N_GREEDY + 28
+#: a phase starts when at most this many landscape tiles are left in the stack (middle, late)
+PHASE_LAND_LEFT = (29, 14)
 
 # indices of the greedy terms used by the interactions (GK.WEIGHT_NAMES order)
 _PROGRESS = GK.WEIGHT_NAMES.index("progress")
@@ -115,6 +121,65 @@ def _after_features(cells, frontier, placed, uf, tasks, meta, rot_edges, flag, c
 
 
 @njit(cache=True)
+def _describe(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, i: int, rot: int,
+              tile: int, saved, s_cells, s_rows, s_placed, row) -> None:
+    """Columns ``C_LAND_LEFT`` onwards of placing the drawn ``tile`` at frontier slot ``i``/``rot``,
+    except the four that multiply greedy terms (``C_PROGRESS_X_LEFT``, ``C_MATCH_X_LEFT``,
+    ``C_MISMATCH_X_LEFT``, ``C_NEW_TASK_X_LEFT``). The tile is placed on the real arrays and every
+    touched entry restored; ``saved`` holds copies of (frontier, uf, tasks, meta) as they are."""
+    s_frontier, s_uf, s_tasks, s_meta = saved
+    cell = frontier[i]
+    n_front = meta[K.M_FRONT]
+    land_left = K.NUM_LAND - meta[K.M_LAND_POS]
+    frac_left = land_left / max(K.NUM_LAND - meta[K.M_UNSEEN], 1)
+    p = meta[K.M_PLACED]
+    row[C_LAND_LEFT] = land_left
+    row[C_FRAC_LEFT] = frac_left
+    row[C_TASKS_LEFT] = K.NUM_TASK - meta[K.M_TASK_POS]
+    row[C_TASK_TILE] = 1.0 if task_type[tile] > 0 else 0.0
+    nb = 0
+    area_free = 0
+    line_free = 0
+    meadow_free = 0
+    for d in range(6):
+        e = rot_edges[tile, rot, d]
+        if cells[cell + K.DIR_OFFSETS[d], 0] >= 0:
+            nb += 1
+        elif e == 0:
+            meadow_free += 1
+        elif e <= 3:
+            area_free += 1
+        else:
+            line_free += 1
+    row[C_NEIGHBOURS] = nb
+    row[C_AREA_FREE] = area_free
+    row[C_LINE_FREE] = line_free
+    row[C_MEADOW_FREE] = meadow_free
+    # place on the real arrays, describe, undo
+    s_rows[0] = cell
+    s_rows[1] = frontier[n_front - 1]
+    for d in range(6):
+        s_rows[2 + d] = cell + K.DIR_OFFSETS[d]
+    for k in range(8):
+        s_cells[k] = cells[s_rows[k]]
+    s_placed[:] = placed[p]
+    K.place(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, cell, rot)
+    _after_features(cells, frontier, placed, uf, tasks, meta, rot_edges, flag, cell, rot, tile,
+                    s_meta[K.M_DONE], s_meta[K.M_FAILED], n_front, row)
+    for k in range(7, -1, -1):
+        cells[s_rows[k]] = s_cells[k]
+    frontier[i] = cell
+    for k in range(n_front - 1, min(n_front + 6, frontier.shape[0])):
+        frontier[k] = s_frontier[k]
+    placed[p] = s_placed
+    uf[:] = s_uf
+    tasks[:] = s_tasks
+    meta[:] = s_meta
+    row[C_MISSING_X_LEFT] = row[C_MISSING] * frac_left
+    row[C_AREA_FREE_X_LEFT] = area_free * frac_left
+
+
+@njit(cache=True)
 def candidate_features(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, mask,
                        slots, rots, feats) -> int:
     """Fill ``slots[i]``, ``rots[i]`` (frontier slot, rotation) and ``feats[i]`` for every legal
@@ -127,20 +192,13 @@ def candidate_features(cells, frontier, placed, uf, tasks, meta, rot_edges, task
     flagged = np.zeros(K.MAX_PLACED, np.int64)
     n_flagged = GK.flagged_placements(placed, meta, flag, flagged)
     basis = np.eye(N_GREEDY)
-    # saved copies for undoing each trial placement
-    s_uf = uf.copy()
-    s_frontier = frontier.copy()
-    s_tasks = tasks.copy()
-    s_meta = meta.copy()
+    saved = (frontier.copy(), uf.copy(), tasks.copy(), meta.copy())
     s_cells = np.zeros((8, 4), cells.dtype)
     s_rows = np.zeros(8, np.int64)
     s_placed = np.zeros(3, placed.dtype)
-    n_front = meta[K.M_FRONT]
-    land_left = K.NUM_LAND - meta[K.M_LAND_POS]
-    frac_left = land_left / max(K.NUM_LAND - meta[K.M_UNSEEN], 1)
-    p = meta[K.M_PLACED]
+    lf = (K.NUM_LAND - meta[K.M_LAND_POS]) / max(K.NUM_LAND - meta[K.M_UNSEEN], 1)
     n = 0
-    for i in range(n_front):
+    for i in range(meta[K.M_FRONT]):
         cell = frontier[i]
         for rot in range(6):
             if not mask[i, rot]:
@@ -152,57 +210,11 @@ def candidate_features(cells, frontier, placed, uf, tasks, meta, rot_edges, task
             for j in range(N_GREEDY):
                 row[j] = GK.evaluate_placement(cells, placed, uf, tasks, meta, rot_edges, task_type, flag,
                                                basis[j], flagged, n_flagged, cell, rot, roots, out2)
-            row[C_LAND_LEFT] = land_left
-            row[C_FRAC_LEFT] = frac_left
-            row[C_TASKS_LEFT] = K.NUM_TASK - meta[K.M_TASK_POS]
-            row[C_TASK_TILE] = 1.0 if task_type[tile] > 0 else 0.0
-            nb = 0
-            area_free = 0
-            line_free = 0
-            meadow_free = 0
-            for d in range(6):
-                e = rot_edges[tile, rot, d]
-                if cells[cell + K.DIR_OFFSETS[d], 0] >= 0:
-                    nb += 1
-                elif e == 0:
-                    meadow_free += 1
-                elif e <= 3:
-                    area_free += 1
-                else:
-                    line_free += 1
-            row[C_NEIGHBOURS] = nb
-            row[C_AREA_FREE] = area_free
-            row[C_LINE_FREE] = line_free
-            row[C_MEADOW_FREE] = meadow_free
-            # place on the real arrays, describe, undo
-            s_uf[:] = uf
-            s_tasks[:] = tasks
-            s_meta[:] = meta
-            s_rows[0] = cell
-            s_rows[1] = frontier[n_front - 1]
-            for d in range(6):
-                s_rows[2 + d] = cell + K.DIR_OFFSETS[d]
-            for k in range(8):
-                s_cells[k] = cells[s_rows[k]]
-            s_placed[:] = placed[p]
-            K.place(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, cell, rot)
-            _after_features(cells, frontier, placed, uf, tasks, meta, rot_edges, flag, cell, rot, tile,
-                            s_meta[K.M_DONE], s_meta[K.M_FAILED], n_front, row)
-            for k in range(7, -1, -1):
-                cells[s_rows[k]] = s_cells[k]
-            frontier[i] = cell
-            for k in range(n_front - 1, min(n_front + 6, frontier.shape[0])):
-                frontier[k] = s_frontier[k]
-            placed[p] = s_placed
-            uf[:] = s_uf
-            tasks[:] = s_tasks
-            meta[:] = s_meta
-            lf = frac_left
+            _describe(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, i, rot, tile,
+                      saved, s_cells, s_rows, s_placed, row)
             row[C_PROGRESS_X_LEFT] = row[_PROGRESS] * lf
             row[C_MATCH_X_LEFT] = row[_MATCH] * lf
             row[C_MISMATCH_X_LEFT] = row[_MISMATCH] * lf
-            row[C_MISSING_X_LEFT] = row[C_MISSING] * lf
-            row[C_AREA_FREE_X_LEFT] = area_free * lf
             row[C_NEW_TASK_X_LEFT] = row[_NEW_TASK] * lf
             n += 1
     assert n == n_legal
@@ -220,3 +232,98 @@ def label_playouts(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_fr
             out[k, f] = DK.playout(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier,
                                    w_placed, w_uf, w_tasks, w_deck, w_meta, pick_cells[k], pick_rots[k],
                                    seeds[f], True, rot_edges, task_type, flag, weights, mask, score)
+
+
+@njit(cache=True)
+def phase_of(meta) -> int:
+    """0 early (30 or more landscape tiles left in the stack), 1 middle (15-29), 2 late."""
+    left = K.NUM_LAND - meta[K.M_LAND_POS]
+    if left > PHASE_LAND_LEFT[0]:
+        return 0
+    return 1 if left > PHASE_LAND_LEFT[1] else 2
+
+
+@njit(cache=True)
+def linear_placement(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, theta, mask,
+                     values) -> int:
+    """The placement ``slot * 6 + rot`` the linear policy ``theta`` plays: the first (in slot,
+    rotation order) whose ``features @ theta[phase]`` is within 1e-9 of the best. The greedy terms
+    and the four columns that multiply them are one :func:`GK.evaluate_placement` call with the
+    folded weights (the valuation is linear in them), so a decision costs about one greedy
+    valuation plus the trial placements; ``values[slot, rot]`` gets every legal value."""
+    n_legal = K.legal_moves(cells, frontier, uf, meta, rot_edges, task_type, mask)
+    if n_legal == 0:
+        return -1
+    tile = meta[K.M_DRAWN]
+    w = theta[phase_of(meta)]
+    lf = (K.NUM_LAND - meta[K.M_LAND_POS]) / max(K.NUM_LAND - meta[K.M_UNSEEN], 1)
+    folded = w[:N_GREEDY].copy()
+    folded[_PROGRESS] += w[C_PROGRESS_X_LEFT] * lf
+    folded[_MATCH] += w[C_MATCH_X_LEFT] * lf
+    folded[_MISMATCH] += w[C_MISMATCH_X_LEFT] * lf
+    folded[_NEW_TASK] += w[C_NEW_TASK_X_LEFT] * lf
+    roots = np.zeros(6, np.int64)
+    out2 = np.zeros(2, np.int64)
+    flagged = np.zeros(K.MAX_PLACED, np.int64)
+    n_flagged = GK.flagged_placements(placed, meta, flag, flagged)
+    saved = (frontier.copy(), uf.copy(), tasks.copy(), meta.copy())
+    s_cells = np.zeros((8, 4), cells.dtype)
+    s_rows = np.zeros(8, np.int64)
+    s_placed = np.zeros(3, placed.dtype)
+    row = np.zeros(N_COLUMNS)
+    top = -np.inf
+    for i in range(meta[K.M_FRONT]):
+        for rot in range(6):
+            if not mask[i, rot]:
+                continue
+            v = GK.evaluate_placement(cells, placed, uf, tasks, meta, rot_edges, task_type, flag, folded,
+                                      flagged, n_flagged, frontier[i], rot, roots, out2)
+            row[:] = 0.0
+            _describe(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, i, rot, tile,
+                      saved, s_cells, s_rows, s_placed, row)
+            for j in range(N_GREEDY, N_COLUMNS):
+                v += row[j] * w[j]
+            values[i, rot] = v
+            top = max(top, v)
+    for i in range(meta[K.M_FRONT]):
+        for rot in range(6):
+            if mask[i, rot] and values[i, rot] >= top - 1e-9:
+                return i * 6 + rot
+    return -1
+
+
+@njit(cache=True)
+def play_linear(cells, frontier, placed, uf, tasks, deck, meta, rot_edges, task_type, flag, theta, mask,
+                values) -> int:
+    """Play the game to its end with :func:`linear_placement`; returns the placements made."""
+    n = 0
+    while meta[K.M_OVER] == 0:
+        k = linear_placement(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, theta,
+                             mask, values)
+        K.place(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, frontier[k // 6], k % 6)
+        K.advance(cells, frontier, deck, meta, rot_edges, task_type)
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def playout_linear(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier, w_placed, w_uf,
+                   w_tasks, w_deck, w_meta, cell: int, rot: int, future_seed: np.uint64, rot_edges, task_type,
+                   flag, theta, mask, values, score) -> int:
+    """:func:`agents.search.placement_kernels.playout` with the linear policy ``theta`` playing the
+    rest of the game (:func:`play_linear`): the same copy, resampled future and first placement."""
+    w_cells[:] = cells
+    w_frontier[:] = frontier
+    w_placed[:] = placed
+    w_uf[:] = uf
+    w_tasks[:] = tasks
+    w_meta[:] = meta
+    stream = np.empty(1, np.uint64)
+    stream[0] = future_seed
+    DK.determinize_deck(deck, meta, w_deck, stream)
+    K.place(w_cells, w_frontier, w_placed, w_uf, w_tasks, w_meta, rot_edges, task_type, cell, rot)
+    K.advance(w_cells, w_frontier, w_deck, w_meta, rot_edges, task_type)
+    play_linear(w_cells, w_frontier, w_placed, w_uf, w_tasks, w_deck, w_meta, rot_edges, task_type, flag,
+                theta, mask, values)
+    K.score_breakdown(w_cells, w_placed, w_uf, w_meta, flag, score)
+    return score[K.S_TOTAL]

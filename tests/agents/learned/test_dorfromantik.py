@@ -3,12 +3,15 @@ candidate set, the linear policy and the playout labels."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from agents.greedy.dorfromantik import DorfromantikGreedyAgent
 from agents.learned import dorfromantik as L
 from agents.learned import dorfromantik_kernels as LK
+from agents.learned.model import load_model
 from envs.core.errors import ConfigError
 from envs.dorfromantik import kernels as K
 from envs.dorfromantik.game import DorfromantikGame, DorfState
@@ -253,3 +256,48 @@ def test_label_games_bad_options(game):
     assert played["group"].size == 0 and played["scores"].shape == (1,)
     with pytest.raises(ConfigError, match="shape"):
         L.label_games(game, [0], theta[:, :3])
+
+
+def test_compiled_linear_policy_plays_the_feature_rows_best(game, positions):
+    """The search's playout policy (one folded greedy valuation per placement) values every legal
+    placement as ``candidate_features @ theta[phase]`` and plays the first best, on a trained model's
+    weights and on random ones."""
+    rng = np.random.default_rng(7)
+    trained = load_model(Path(__file__).parents[3] / "models" / "dorfromantik")["theta"]
+    mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
+    values = np.zeros((K.MAX_FRONTIER, 6))
+    rows = K.MAX_FRONTIER * 6
+    slots, rots = np.zeros(rows, np.int64), np.zeros(rows, np.int64)
+    feats = np.zeros((rows, L.N_FEATURES), np.float32)
+    for index, state in enumerate(positions):
+        theta = trained if index % 2 else rng.normal(size=trained.shape)
+        s = state.copy()
+        k = LK.linear_placement(s.cells, s.frontier, s.placed, s.uf, s.tasks, s.meta, game._rot_edges,
+                                game._task_type, game._flag, theta, mask, values)
+        np.testing.assert_array_equal(s.cells, state.cells)  # the position comes back as it was
+        n = LK.candidate_features(s.cells, s.frontier, s.placed, s.uf, s.tasks, s.meta, game._rot_edges,
+                                  game._task_type, game._flag, mask, slots, rots, feats)
+        expected = feats[:n].astype(np.float64) @ theta[L.phase(game, state)]
+        got = values[slots[:n], rots[:n]]
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-4)
+        chosen = int(np.flatnonzero((slots[:n] == k // 6) & (rots[:n] == k % 6))[0])
+        assert chosen == first_best(got)  # rows are in the kernel's (slot, rotation) order
+        assert expected[chosen] >= expected.max() - 1e-3  # float32 rows: ties aside
+
+
+def test_learned_playout_plays_to_the_end(game):
+    """A learned playout places the candidate, plays to the end and returns the final total; the
+    same future seed gives the same score."""
+    theta = L.greedy_theta()
+    state = game.new_game(3)
+    work = K.new_arrays()
+    mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
+    values = np.zeros((K.MAX_FRONTIER, 6))
+    score = np.zeros(K.SCORE_SIZE, np.int64)
+    _, cells, rots, _ = L._rows(game, state)
+    totals = [LK.playout_linear(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck,
+                                state.meta, *work, int(cells[0]), int(rots[0]), np.uint64(seed),
+                                game._rot_edges, game._task_type, game._flag, theta, mask, values, score)
+              for seed in (11, 11, 12)]
+    assert totals[0] == totals[1] and totals[0] > 0
+    assert work[-1][K.M_OVER] == 1
