@@ -43,7 +43,7 @@ AGENTS: dict[str, str] = {
     "flat": "agents.search.names:flat",
     "turn": "agents.search.names:turn",
     "placement": "agents.search.names:placement",
-    "ppo": "agents.ppo.agent:make_ppo",
+    "ppo": "agents.learned.ppo_agent:make_ppo",
     "learned": "agents.learned.agent:make_learned",
 }
 

@@ -4,7 +4,8 @@
 evaluation, else its latest ``policy.pt``; or a checkpoint folder), or ``ppo:path/to/policy.pt``.
 Options: ``temperature`` (softmax temperature when sampling, default 1), ``sample`` (false: the
 masked argmax, the default; true: sample from the masked softmax with the seat's rng),
-``device`` ("cpu" or "cuda").
+``device`` ("cpu" or "cuda"). A candidate network's policy file gives a
+:class:`~agents.learned.ppo_agent.CandidatePPOAgent` (same options).
 """
 
 from __future__ import annotations
@@ -15,10 +16,28 @@ import numpy as np
 import torch
 
 from agents.ppo.network import masked_logits
-from agents.ppo.policy_file import build_network, load_policy_payload
+from agents.ppo.policy_file import build_network, is_candidate_policy, load_policy_payload
 from agents.ppo.threads import one_torch_thread
 from envs.core.errors import ConfigError
 from envs.core.game import Game, State
+
+
+def check_options(path: str | None, temperature: Any, sample: Any, device: Any,
+                  unknown: dict[str, Any]) -> None:
+    """ConfigError naming the first bad option of a ``ppo:`` agent."""
+    if unknown:
+        raise ConfigError(f"ppo: unknown option(s) {', '.join(sorted(unknown))}; "
+                          "known: path (ppo:<path>), temperature, sample, device")
+    if not path:
+        raise ConfigError("ppo needs a checkpoint: ppo:<checkpoint folder or policy.pt>")
+    if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not temperature > 0:
+        raise ConfigError(f"ppo: temperature must be a positive number, got {temperature!r}")
+    if not isinstance(sample, bool):
+        raise ConfigError(f"ppo: sample must be true or false, got {sample!r}")
+    if device not in ("cpu", "cuda"):
+        raise ConfigError(f"ppo: device must be cpu or cuda, got {device!r}")
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ConfigError("ppo: device=cuda but torch sees no GPU")
 
 
 class PPOAgent:
@@ -26,21 +45,12 @@ class PPOAgent:
 
     def __init__(self, game: Game, path: str | None = None, temperature: float = 1.0,
                  sample: bool = False, device: str = "cpu", **unknown: Any):
-        if unknown:
-            raise ConfigError(f"ppo: unknown option(s) {', '.join(sorted(unknown))}; "
-                              "known: path (ppo:<path>), temperature, sample, device")
-        if not path:
-            raise ConfigError("ppo needs a checkpoint: ppo:<checkpoint folder or policy.pt>")
-        if isinstance(temperature, bool) or not isinstance(temperature, int | float) or not temperature > 0:
-            raise ConfigError(f"ppo: temperature must be a positive number, got {temperature!r}")
-        if not isinstance(sample, bool):
-            raise ConfigError(f"ppo: sample must be true or false, got {sample!r}")
-        if device not in ("cpu", "cuda"):
-            raise ConfigError(f"ppo: device must be cpu or cuda, got {device!r}")
-        if device == "cuda" and not torch.cuda.is_available():
-            raise ConfigError("ppo: device=cuda but torch sees no GPU")
+        check_options(path, temperature, sample, device, unknown)
         self.game = game
         self.payload = load_policy_payload(path)
+        if is_candidate_policy(self.payload):
+            raise ConfigError(f"ppo: {path!r} is a candidate network: it plays as ppo:<path> but gives "
+                              "no per-action policy or value to a search")
         self.net = build_network(self.payload, game).to(device)
         self.device = device
         self.temperature = float(temperature)
@@ -86,5 +96,6 @@ class PPOAgent:
 
 
 def make_ppo(game: Game, path: str | None = None, **options: Any) -> PPOAgent:
-    """Registry factory: ``ppo:<path>`` passes the path as the spec's first bare word."""
+    """The agent of a board network's ``policy.pt`` (the ``ppo`` registry entry,
+    :func:`agents.learned.ppo_agent.make_ppo`, also takes candidate networks)."""
     return PPOAgent(game, path=path, **options)

@@ -3,7 +3,9 @@
 One file holds what is needed to rebuild and check the network: the format version, the game's
 name and options, the observation size and action count, the network config and the weights.
 A checkpoint folder of ``meeplelab train`` holds one; so can any folder or path given to the
-``ppo:`` agent.
+``ppo:`` agent. A candidate network (:mod:`agents.ppo.candidate_network`) is recorded as
+``network: candidates`` with its feature names, context size, phases and candidate count instead
+of the observation size and action count; its ``theta`` is among the weights.
 """
 
 from __future__ import annotations
@@ -15,40 +17,56 @@ from typing import Any
 
 import torch
 
+from agents.ppo.candidate_network import NETWORK_TYPE, CandidateNetConfig, CandidateScoringNet
 from agents.ppo.network import BoardPolicyValueNet, NetConfig
 from envs.core.errors import ConfigError
 from envs.core.game import Game
+from envs.core.policies import candidate_view
 
 POLICY_FILE = "policy.pt"
 FORMAT_VERSION = 1
 
 
-def policy_payload(net: BoardPolicyValueNet, game: Game, game_options: dict[str, Any],
-                   meta: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The dict that :func:`save_policy` writes (weights copied to CPU)."""
-    return {
+def policy_payload(net: BoardPolicyValueNet | CandidateScoringNet, game: Game, game_options: dict[str, Any],
+                   meta: dict[str, Any] | None = None, max_candidates: int | None = None) -> dict[str, Any]:
+    """The dict that :func:`save_policy` writes (weights copied to CPU). ``max_candidates``: the
+    rows per decision a candidate network was trained on (default: the view's)."""
+    payload: dict[str, Any] = {
         "format": "meeplelab-policy",
         "version": FORMAT_VERSION,
         "game": game.name,
         "game_options": dict(game_options),
         "num_players": int(game.num_players()),
-        "obs_size": int(net.obs_size),
-        "num_actions": int(net.num_actions),
+    }
+    if isinstance(net, CandidateScoringNet):
+        view = candidate_view(game.name)
+        payload |= {"network": NETWORK_TYPE, "feature_names": list(view.feature_names),
+                    "context_size": net.context_size, "n_phases": net.n_phases,
+                    "max_candidates": int(max_candidates or view.max_candidates)}
+    else:
+        payload |= {"obs_size": int(net.obs_size), "num_actions": int(net.num_actions)}
+    return payload | {
         "net_config": net.config.as_dict(),
         "state_dict": {k: v.detach().cpu().clone() for k, v in net.state_dict().items()},
         "meta": dict(meta or {}),
     }
 
 
-def save_policy(path: str | Path, net: BoardPolicyValueNet, game: Game, game_options: dict[str, Any],
-                meta: dict[str, Any] | None = None) -> Path:
+def is_candidate_policy(payload: dict[str, Any]) -> bool:
+    """True for a candidate network's payload."""
+    return payload.get("network") == NETWORK_TYPE
+
+
+def save_policy(path: str | Path, net: BoardPolicyValueNet | CandidateScoringNet, game: Game,
+                game_options: dict[str, Any], meta: dict[str, Any] | None = None,
+                max_candidates: int | None = None) -> Path:
     """Write ``policy.pt`` atomically (a temp file renamed into place) and return its path."""
     path = Path(path)
     if path.is_dir() or path.suffix != ".pt":
         path = path / POLICY_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
     buffer = io.BytesIO()
-    torch.save(policy_payload(net, game, game_options, meta), buffer)
+    torch.save(policy_payload(net, game, game_options, meta, max_candidates), buffer)
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_bytes(buffer.getvalue())
     tmp.replace(path)
@@ -104,6 +122,9 @@ def check_policy_fits(payload: dict[str, Any], game: Game) -> None:
     if payload["num_players"] != game.num_players():
         raise ConfigError(f"policy {where!r} was trained for {payload['num_players']} player(s), "
                           f"this game has {game.num_players()}")
+    if is_candidate_policy(payload):
+        _check_candidate_fit(payload, game)
+        return
     obs_size = int(game.observation_shape()[0])
     if payload["obs_size"] != obs_size or payload["num_actions"] != game.num_actions:
         raise ConfigError(f"policy {where!r} expects observations of {payload['obs_size']} and "
@@ -112,10 +133,32 @@ def check_policy_fits(payload: dict[str, Any], game: Game) -> None:
                           f"(other game options: {payload['game_options']})")
 
 
-def build_network(payload: dict[str, Any], game: Game) -> BoardPolicyValueNet:
+def _check_candidate_fit(payload: dict[str, Any], game: Game) -> None:
+    """ConfigError unless a candidate payload's features, context and phases are this code's."""
+    where = payload.get("path", "policy")
+    view = candidate_view(game.name)
+    try:
+        names, c, phases, k = (list(payload["feature_names"]), int(payload["context_size"]),
+                               int(payload["n_phases"]), int(payload["max_candidates"]))
+    except (KeyError, TypeError, ValueError):
+        raise ConfigError(f"policy {where!r}: a candidate network without its feature names, "
+                          "context size, phases and candidate count") from None
+    if names != list(view.feature_names):
+        raise ConfigError(f"policy {where!r}: its {len(names)} candidate features do not match the "
+                          f"{len(view.feature_names)} {game.name} features of this code (retrain it)")
+    if c != len(view.context_names) or phases != view.n_phases or k < 1:
+        raise ConfigError(f"policy {where!r}: context of {c} columns and {phases} phases; this code's "
+                          f"{game.name} view has {len(view.context_names)} and {view.n_phases}")
+
+
+def build_network(payload: dict[str, Any], game: Game) -> BoardPolicyValueNet | CandidateScoringNet:
     """The network of a checked policy payload, weights loaded, in eval mode."""
     check_policy_fits(payload, game)
-    net = BoardPolicyValueNet(game.layout(), NetConfig.from_dict(payload["net_config"]))
+    if is_candidate_policy(payload):
+        net = CandidateScoringNet(len(payload["feature_names"]), payload["context_size"], payload["n_phases"],
+                                  CandidateNetConfig.from_dict(payload["net_config"]))
+    else:
+        net = BoardPolicyValueNet(game.layout(), NetConfig.from_dict(payload["net_config"]))
     try:
         net.load_state_dict(payload["state_dict"])
     except RuntimeError as exc:

@@ -8,18 +8,25 @@ strips the mask, runs the network on the flat observation and adds
 ``clamp(log(mask), FLOAT_MIN)`` to the logits, so no illegal action can be sampled.
 ``compute_values`` unpacks the same dict; the train pass hands its values to the learner as the
 "embeddings" so the value is not computed twice.
+
+:class:`MaskedCandidatePPOModule` does the same over the ``candidates`` action space
+(``Dict(candidates, candidate_mask, context)``) with
+:class:`~agents.ppo.candidate_network.CandidateScoringNet`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from ray.rllib.algorithms.ppo.torch.default_ppo_torch_rl_module import DefaultPPOTorchRLModule
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.torch import TorchRLModule
 
+from agents.ppo.candidate_network import CandidateNetConfig, CandidateScoringNet
 from agents.ppo.distribution import MaskedCategorical
 from agents.ppo.network import BoardPolicyValueNet, NetConfig, masked_logits
+from envs.core.candidates import BASE_CONTEXT
 from envs.core.registry import make_game
 
 
@@ -69,3 +76,27 @@ class MaskedBoardPPOModule(DefaultPPOTorchRLModule):
         obs = batch[Columns.OBS]
         _, value = self.net(obs["observations"], obs["action_mask"])
         return value
+
+
+class MaskedCandidatePPOModule(MaskedBoardPPOModule):
+    """PPO module over candidate rows: ``model_config`` is ``{"net": {type: candidates, ...},
+    "theta": [[...]]}`` (the initial linear model, resolved by the driver so that no worker reads a
+    file); the sizes come from the observation space. Masked rows get MASKED_LOGIT in every pass."""
+
+    def setup(self) -> None:
+        config = dict(self.model_config or {})
+        net = {k: v for k, v in dict(config.get("net") or {}).items() if k != "type"}
+        k, d = self.observation_space["candidates"].shape
+        c = int(self.observation_space["context"].shape[0])
+        theta = config.get("theta")
+        self.net = CandidateScoringNet(d, c, c - len(BASE_CONTEXT), CandidateNetConfig.from_dict(net),
+                                       theta=None if theta is None else np.asarray(theta))
+
+    def _masked_forward(self, batch: dict[str, Any]) -> tuple[Any, Any]:
+        obs = batch[Columns.OBS]
+        return self.net(obs["candidates"], obs["candidate_mask"], obs["context"])
+
+    def compute_values(self, batch: dict[str, Any], embeddings: Any = None) -> Any:
+        if embeddings is not None:
+            return embeddings
+        return self._masked_forward(batch)[1]

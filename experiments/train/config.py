@@ -7,6 +7,11 @@ and values of the wrong type or range, are refused with one line naming them::
     game_options: {players: 1}
     env: {reward: score, vectorized: true}         # reward: score | margin | win
     network: {width: 48, blocks: 3, vector_hidden: 64, head_hidden: 64, value_scale: 100}
+    # or the candidate-scoring network over the candidate env (single-agent, other seats played
+    # by env.opponent, default greedy; no vector env, no imitation, no league):
+    # env: {action_space: candidates, max_candidates: null, opponent: greedy}
+    # network: {type: candidates, hidden: 64, layers: 2, temperature: 1, value_scale: 100,
+    #           init: models/cartographers_solo/model.json}   # or init: greedy
     ppo: {lr: 0.0003, gamma: 1.0, lambda: 0.95, clip_param: 0.2, entropy_coeff: 0.01, ...}
                                                    # vf_loss_coeff weighs the value loss measured in
                                                    # units of network.value_scale points (RLlib gets
@@ -33,7 +38,8 @@ import yaml
 from envs.core.errors import ConfigError
 
 DEFAULTS: dict[str, dict[str, Any]] = {
-    "env": {"reward": "score", "vectorized": True},
+    "env": {"reward": "score", "vectorized": True, "action_space": "plain", "max_candidates": None,
+            "opponent": None},
     "network": {"width": 48, "blocks": 3, "vector_hidden": 64, "head_hidden": 64, "value_scale": 100.0},
     "ppo": {"lr": 3e-4, "gamma": 1.0, "lambda": 0.95, "clip_param": 0.2, "entropy_coeff": 0.01,
             "vf_loss_coeff": 0.5, "vf_clip_param": 1.0e6, "kl_coeff": 0.0, "grad_clip": 1.0,
@@ -53,6 +59,8 @@ _NUMBER = (int, float)
 _RULES: dict[str, tuple[tuple[type, ...], str]] = {
     "env.reward": ((str,), "one of score, margin, win"),
     "env.vectorized": ((bool,), "true or false"),
+    "env.action_space": ((str,), "one of plain, candidates"),
+    "env.max_candidates": ((int,), "positive or null"), "env.opponent": ((str,), "an agent spec or null"),
     "ppo.lr": (_NUMBER, "positive"), "ppo.gamma": (_NUMBER, "in [0, 1]"),
     "ppo.lambda": (_NUMBER, "in [0, 1]"),
     "ppo.clip_param": (_NUMBER, "positive"), "ppo.entropy_coeff": (_NUMBER, ">= 0"),
@@ -75,7 +83,7 @@ _RULES: dict[str, tuple[tuple[type, ...], str]] = {
     "league.main_share": (_NUMBER, "in [0, 1]"), "league.promote_every": ((int,), "positive"),
     "league.promote_games": ((int,), ">= 4"), "league.max_members": ((int,), "positive"),
 }
-_CHOICES = {"env.reward": ("score", "margin", "win"),
+_CHOICES = {"env.reward": ("score", "margin", "win"), "env.action_space": ("plain", "candidates"),
             "league.opponent_sampling": ("latest", "uniform", "weighted")}
 
 
@@ -116,10 +124,8 @@ def validate_config(raw: dict[str, Any], source: str = "config") -> dict[str, An
         given = raw.get(section) or {}
         if not isinstance(given, dict):
             raise ConfigError(f"{source}: section {section!r} must be a mapping, got {given!r}")
-        if section == "network":  # checked by NetConfig (the network owns its keys)
-            from agents.ppo.network import NetConfig
-
-            config[section] = NetConfig.from_dict({**defaults, **given}).as_dict()
+        if section == "network":  # checked by the network's config class (the network owns its keys)
+            config[section] = _network_section(given, defaults)
             continue
         unknown = sorted(set(given) - set(defaults))
         if unknown:
@@ -129,11 +135,58 @@ def validate_config(raw: dict[str, Any], source: str = "config") -> dict[str, An
         for key, value in merged.items():
             _check_value(f"{section}.{key}", value)
         config[section] = merged
+    _check_candidates(raw, config, source)
     ppo = config["ppo"]
     if ppo["minibatch_size"] > ppo["train_batch_size"]:
         raise ConfigError(f"{source}: ppo.minibatch_size ({ppo['minibatch_size']}) exceeds "
                           f"ppo.train_batch_size ({ppo['train_batch_size']})")
     return config
+
+
+def _network_section(given: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+    """The checked network section: ``type: candidates`` for the candidate network (its own keys),
+    else the board network (``type: board`` or no type)."""
+    given = dict(given)
+    kind = given.pop("type", "board")
+    if kind == "candidates":
+        from agents.ppo.candidate_network import CandidateNetConfig
+
+        return {"type": kind, **CandidateNetConfig.from_dict(given).as_dict()}
+    if kind != "board":
+        raise ConfigError(f"network.type must be board or candidates, got {kind!r}")
+    from agents.ppo.network import NetConfig
+
+    return NetConfig.from_dict({**defaults, **given}).as_dict()
+
+
+def _check_candidates(raw: dict[str, Any], config: dict[str, Any], source: str) -> None:
+    """The candidate action space and the candidate network go together, single-agent, without a
+    vector env (none has a candidate mode), imitation or league; fills ``env.vectorized``."""
+    env = config["env"]
+    candidates = env["action_space"] == "candidates"
+    if candidates != is_candidate_config(config):
+        raise ConfigError(f"{source}: env.action_space {env['action_space']} needs network.type "
+                          f"{'candidates' if candidates else 'board'}")
+    if not candidates:
+        for key in ("max_candidates", "opponent"):
+            if env[key] is not None:
+                raise ConfigError(f"{source}: env.{key} needs env.action_space candidates")
+        return
+    if (raw.get("env") or {}).get("vectorized") is True:
+        raise ConfigError(f"{source}: env.vectorized true: the batched vector envs have no candidate "
+                          "mode; set env.vectorized false (or leave it out) with env.action_space candidates")
+    env["vectorized"] = False
+    if config["imitation"]["teacher"] is not None:
+        raise ConfigError(f"{source}: imitation.teacher with env.action_space candidates: the candidate "
+                          "network starts from network.init instead")
+    if config["league"]["enabled"]:
+        raise ConfigError(f"{source}: league.enabled with env.action_space candidates: candidate "
+                          "training is single-agent against env.opponent")
+
+
+def is_candidate_config(config: dict[str, Any]) -> bool:
+    """True when the config trains the candidate-scoring network on the candidate env."""
+    return (config.get("network") or {}).get("type") == "candidates"
 
 
 def load_config(path: str | Path) -> dict[str, Any]:
@@ -152,5 +205,7 @@ def load_config(path: str | Path) -> dict[str, Any]:
 
 
 def is_multiplayer(config: dict[str, Any]) -> bool:
-    """True when the game has several seats and they compete (self-play with a league)."""
-    return int(config["game_options"].get("players", 1)) > 1 and config["game"] != "dorfromantik"
+    """True when the game has several seats and they compete (self-play with a league); a candidate
+    config is single-agent (its other seats are env.opponent)."""
+    return (int(config["game_options"].get("players", 1)) > 1 and config["game"] != "dorfromantik"
+            and not is_candidate_config(config))

@@ -26,6 +26,7 @@ import math
 import shutil
 import signal
 import time
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +39,8 @@ from envs.cascadia import env as cascadia_env
 from envs.core.errors import ConfigError
 from envs.dorfromantik import env as dorfromantik_env
 from experiments.common.ray_setup import init_ray
-from experiments.train.config import is_multiplayer
+from experiments.train.candidates import candidate_env_config, initial_theta, make_candidate_env
+from experiments.train.config import is_candidate_config, is_multiplayer
 from experiments.train.evaluation import TrainingEvaluator
 from experiments.train.imitation import load_initial_policy, warm_start
 from experiments.train.weights import (
@@ -81,8 +83,13 @@ def vector_creator(game: str, players: int) -> Any | None:
 
 
 def model_config(config: dict[str, Any]) -> dict[str, Any]:
-    return {"game": config["game"], "game_options": dict(config["game_options"]),
-            "net": dict(config["network"])}
+    """The RLModule's ``model_config``; a candidate network's also holds its starting ``theta``
+    (read here, so no env runner reads a model file)."""
+    out = {"game": config["game"], "game_options": dict(config["game_options"]),
+           "net": dict(config["network"])}
+    if is_candidate_config(config):
+        out["theta"] = initial_theta(config).tolist()
+    return out
 
 
 def build_algorithm(config: dict[str, Any], seed: int, device: str = "cpu"):
@@ -91,7 +98,7 @@ def build_algorithm(config: dict[str, Any], seed: int, device: str = "cpu"):
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from agents.ppo.rl_module import MaskedBoardPPOModule
+    from agents.ppo.rl_module import MaskedBoardPPOModule, MaskedCandidatePPOModule
 
     game_options = dict(config["game_options"])
     players = int(game_options.get("players", 1))
@@ -100,7 +107,9 @@ def build_algorithm(config: dict[str, Any], seed: int, device: str = "cpu"):
     env_config = {**game_options, "reward": config["env"]["reward"]}
     if config["game"] == "dorfromantik" and players > 1:
         env_config["shared_reward"] = True
-    spec = RLModuleSpec(module_class=MaskedBoardPPOModule, model_config=model_config(config))
+    candidates = is_candidate_config(config)
+    module_class = MaskedCandidatePPOModule if candidates else MaskedBoardPPOModule
+    spec = RLModuleSpec(module_class=module_class, model_config=model_config(config))
     algo_config = PPOConfig().debugging(seed=seed)
     runners: dict[str, Any] = {"num_env_runners": res["num_env_runners"],
                                "num_envs_per_env_runner": res["num_envs_per_env_runner"]}
@@ -118,6 +127,13 @@ def build_algorithm(config: dict[str, Any], seed: int, device: str = "cpu"):
                                               policies_to_train=[MAIN_MODULE])
         algo_config = algo_config.rl_module(rl_module_spec=MultiRLModuleSpec(
             rl_module_specs={mid: spec for mid in ids}))
+    elif candidates:  # the single-agent candidate env (other seats: env.opponent)
+        from ray import tune
+
+        name = f"meeplelab-{config['game']}-candidates"
+        tune.register_env(name, partial(make_candidate_env, env_class(config["game"], False)))
+        algo_config = algo_config.environment(name, env_config=candidate_env_config(config))
+        algo_config = algo_config.rl_module(rl_module_spec=spec)
     else:
         if creator is not None:
             from ray import tune
@@ -288,6 +304,8 @@ def run_training(config: dict[str, Any], out: Path, *, resume: bool = False, tim
     seed = run["seed"] if seed is None else seed
     target = timesteps or run["timesteps"]
     budget = time_budget if time_budget is not None else run["time_budget"]
+    if init and is_candidate_config(config):
+        raise ConfigError("--init: a candidate network starts from network.init (greedy or a model.json)")
     checkpoint = resume_point(out) if resume else None
     if checkpoint is not None:
         check_resumable(config, out)

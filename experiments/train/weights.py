@@ -9,7 +9,8 @@ from typing import Any
 import numpy as np
 
 from envs.core.registry import make_game
-from experiments.train.config import is_multiplayer
+from experiments.train.candidates import candidate_network, max_candidates
+from experiments.train.config import is_candidate_config, is_multiplayer
 
 SINGLE_MODULE = "default_policy"
 MAIN_MODULE = "main"
@@ -59,6 +60,10 @@ def save_policy_file(path: Path, config: dict[str, Any], module_weights: dict[st
     from agents.ppo.policy_file import save_policy
 
     game = make_game(config["game"], **config["game_options"])
+    if is_candidate_config(config):
+        net = candidate_network(config)
+        net.load_state_dict(network_weights(module_weights))
+        return save_policy(path, net, game, config["game_options"], meta, max_candidates(config))
     net = BoardPolicyValueNet(game.layout(), NetConfig.from_dict(config["network"]))
     net.load_state_dict(network_weights(module_weights))
     return save_policy(path, net, game, config["game_options"], meta)
