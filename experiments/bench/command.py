@@ -15,6 +15,7 @@ from rich.table import Table
 
 from envs.core.errors import ConfigError
 from envs.core.registry import GAMES
+from experiments.common.tables import print_table
 
 #: what `meeplelab bench` can measure besides the games
 EXTRA_BENCHES = ("agents", "learned", "ppo", "simulate")
@@ -63,4 +64,4 @@ def bench(game: str, as_json: bool, quick: bool) -> None:
         table.add_column("value", justify="right")
         for key, value in flat_figures(figures).items():
             table.add_row(key, f"{value:,.3f}" if isinstance(value, float) else str(value))
-        console.print(table)
+        print_table(table, console)

@@ -41,7 +41,7 @@ from experiments.common.runner import FinalInfo, GameRecord, build_agents, play_
 from experiments.eval import stats
 from experiments.eval.config import EvalSpec, build_spec
 from experiments.eval.report import json_default, print_tables, write_report
-from experiments.eval.run import EvalRun, lineups, per_seed_scores, write_eval_records
+from experiments.eval.run import EvalRun, lineups, per_seed_scores, remove_stale_records, write_eval_records
 from experiments.replay.records import record_options, record_request
 
 
@@ -314,6 +314,9 @@ def evaluate(game: str | None, agents: str | None, games: int | None, seed: int 
     summary = summarize_run(run)
     if out_dir is not None:
         write_report(run, summary, out_dir)
+        if stale := remove_stale_records(out_dir):
+            click.echo(f"removed the {stale} game records an earlier run left in {out_dir}/records"
+                       + ("" if recording else " (this run records none: add --record N for some)"), err=True)
     if recording is not None:  # after the results, from a second play of each game (see records.py)
         written = write_eval_records(run, out_dir, *recording)
         click.echo(f"wrote {len(written)} game records in {out_dir}/records", err=as_json)

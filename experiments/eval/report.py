@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from agents.base import agent_label
+from experiments.common.tables import print_table
 from experiments.eval.run import EvalRun, per_seed_scores
 
 
@@ -20,8 +22,24 @@ def _fmt(x: float, digits: int = 2) -> str:
     return f"{x:.{digits}f}"
 
 
-def _ci(pair: Sequence[float], digits: int = 2) -> str:
-    return f"[{pair[0]:.{digits}f}, {pair[1]:.{digits}f}]"
+#: what a confidence interval with no width says, and the note that explains it
+NO_SPREAD = "no spread"
+NO_SPREAD_NOTE = ("no spread: every seed gave the same result, so the interval has no width; more seeds "
+                  "may show the uncertainty")
+
+
+def ci_text(pair: Sequence[float], digits: int = 2, signed: bool = False) -> str:
+    """``[low, high]``, or ``value (no spread)`` when both ends print the same (:data:`NO_SPREAD_NOTE`)."""
+    sign = "+" if signed else ""
+    low, high = (f"{x:{sign}.{digits}f}" for x in pair)
+    if low == high and all(math.isfinite(x) for x in pair):
+        return f"{low} ({NO_SPREAD})"
+    return f"[{low}, {high}]"
+
+
+def spread_notes(cells: Sequence[str]) -> list[str]:
+    """[:data:`NO_SPREAD_NOTE`] when one of ``cells`` is a CI without spread, else []."""
+    return [NO_SPREAD_NOTE] if any(f"({NO_SPREAD})" in c for c in cells) else []
 
 
 def markdown_tables(summary: dict[str, Any]) -> list[str]:
@@ -30,7 +48,7 @@ def markdown_tables(summary: dict[str, Any]) -> list[str]:
              "| ms/decision |", "|" + "---|" * 13]
     for name, s in summary["agents"].items():
         lines.append(f"| {name} | {s['n']} | {_fmt(s['mean'])} | {_fmt(s['sd'])} | {_fmt(s['se'])} | "
-                     f"{_ci(s['ci95_t'])} | {_ci(s['ci95_bootstrap'])} | {_fmt(s['p10'], 1)} | "
+                     f"{ci_text(s['ci95_t'])} | {ci_text(s['ci95_bootstrap'])} | {_fmt(s['p10'], 1)} | "
                      f"{_fmt(s['p50'], 1)} | {_fmt(s['p90'], 1)} | {_fmt(s['min'], 0)} | "
                      f"{_fmt(s['max'], 0)} | "
                      f"{_fmt(s['decision_ms_mean'], 3)} |")
@@ -41,12 +59,13 @@ def markdown_tables(summary: dict[str, Any]) -> list[str]:
         for name, s in summary["agents"].items():
             lines.append(f"| {name} | " + " | ".join(_fmt(s["categories"][c]) for c in categories) + " |")
     if summary["pairs"]:
-        lines += ["", "Paired comparisons (A - B on the same seeds; A is listed after B, so a positive "
-                  "difference means the later agent scored more):", "",
-                  "| A | B | n | mean diff | 95% CI | t | p (t) | p (Wilcoxon) |", "|" + "---|" * 8]
+        lines += ["", "Paired comparisons on the same seeds: each agent's score minus a baseline listed "
+                  "before it (positive: the agent scored more):", "",
+                  "| agent | baseline | n | mean diff | 95% CI | t | p (t) | p (Wilcoxon) |",
+                  "|" + "---|" * 8]
         for p in summary["pairs"]:
             lines.append(f"| {p['a']} | {p['b']} | {p['n']} | {_fmt(p['mean_difference'])} | "
-                         f"{_ci(p['ci95'])} | {_fmt(p['t_statistic'])} | {p['t_pvalue']:.3g} | "
+                         f"{ci_text(p['ci95'])} | {_fmt(p['t_statistic'])} | {p['t_pvalue']:.3g} | "
                          f"{p['wilcoxon_pvalue']:.3g} |")
     if "ratings" in summary:
         ratings = summary["ratings"]
@@ -57,9 +76,10 @@ def markdown_tables(summary: dict[str, Any]) -> list[str]:
                   f"mean 1500, 95% CI by resampling seeds{note}):", "",
                   "| agent | seats | win rate | 95% Wilson CI | Elo | Elo 95% CI |", "|" + "---|" * 6]
         for name, w in summary["win_rates"].items():
-            lines.append(f"| {name} | {w['seats']} | {_fmt(w['rate'], 3)} | {_ci(w['ci95'], 3)} | "
-                         f"{_fmt(elo[name], 0)} | {_ci(elo_ci[name], 0)} |")
-    return lines
+            lines.append(f"| {name} | {w['seats']} | {_fmt(w['rate'], 3)} | {ci_text(w['ci95'], 3)} | "
+                         f"{_fmt(elo[name], 0)} | {ci_text(elo_ci[name], 0)} |")
+    notes = spread_notes(lines)
+    return [*lines, *(["", notes[0] + "."] if notes else [])]
 
 
 def agent_legend(specs: Sequence[str]) -> list[str]:
@@ -84,6 +104,8 @@ def write_report(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> list[P
                  for p in summary["pairs"]}
         cis = {f"{p['a']} - {p['b']}": tuple(p["ci95"]) for p in summary["pairs"]}
         written.append(plots.paired_difference_plot(diffs, cis, out_dir / "paired_differences.png"))
+    else:
+        (out_dir / "paired_differences.png").unlink(missing_ok=True)  # an earlier run's
     lines = [f"# {run.spec.game}: evaluation of {', '.join(summary['agents'])}", "",
              f"{summary['games']} seeds ({summary['seeds']}), {run.players} player(s), "
              f"{summary['games_played']} games; every agent played the same seeds (common random numbers).",
@@ -114,36 +136,45 @@ def json_default(value: Any) -> Any:
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
-def print_tables(summary: dict[str, Any]) -> None:
-    """The summary as rich tables on stdout."""
-    console = Console()
+def print_tables(summary: dict[str, Any], console: Console | None = None) -> None:
+    """The summary as rich tables on stdout (plain blocks where a table is wider than the console)."""
+    console = console or Console()
     table = Table(title=f"{summary['game']}: {summary['games']} seeds ({summary['seeds']}), "
                         f"{summary['players']} player(s), score: {summary.get('metric', 'total')}"
                         + (", each agent alone at its table" if summary.get("seating") == "same" else ""))
     for column in ("agent", "mean", "SD", "95% CI (t)", "95% CI (bootstrap)", "P10/P50/P90", "min/max",
                    "ms/decision"):
-        table.add_column(column, justify="left" if column == "agent" else "right", overflow="fold")
+        table.add_column(column, justify="left" if column == "agent" else "right")
+    cells = []
     for name, s in summary["agents"].items():
-        table.add_row(name, _fmt(s["mean"]), _fmt(s["sd"]), _ci(s["ci95_t"]), _ci(s["ci95_bootstrap"]),
-                      f"{s['p10']:.0f}/{s['p50']:.0f}/{s['p90']:.0f}", f"{s['min']:.0f}/{s['max']:.0f}",
-                      _fmt(s["decision_ms_mean"], 3))
-    console.print(table)
+        row = [name, _fmt(s["mean"]), _fmt(s["sd"]), ci_text(s["ci95_t"]), ci_text(s["ci95_bootstrap"]),
+               f"{s['p10']:.0f}/{s['p50']:.0f}/{s['p90']:.0f}", f"{s['min']:.0f}/{s['max']:.0f}",
+               _fmt(s["decision_ms_mean"], 3)]
+        table.add_row(*row)
+        cells += row
+    print_table(table, console, notes=spread_notes(cells))
     if summary["pairs"]:
-        pairs = Table(title="paired differences (A - B, same seeds; A listed after B)")
-        for column in ("A", "B", "mean diff", "95% CI", "p (t)", "p (Wilcoxon)"):
-            pairs.add_column(column, justify="right", overflow="fold")
+        pairs = Table(title="paired comparisons on the same seeds: agent's score minus baseline's")
+        for column in ("agent", "baseline", "mean diff", "95% CI", "p (t)", "p (Wilcoxon)"):
+            pairs.add_column(column, justify="left" if column in ("agent", "baseline") else "right")
+        cells = []
         for p in summary["pairs"]:
-            pairs.add_row(p["a"], p["b"], _fmt(p["mean_difference"]), _ci(p["ci95"]), f"{p['t_pvalue']:.3g}",
-                          f"{p['wilcoxon_pvalue']:.3g}")
-        console.print(pairs)
+            row = [p["a"], p["b"], _fmt(p["mean_difference"]), ci_text(p["ci95"]), f"{p['t_pvalue']:.3g}",
+                   f"{p['wilcoxon_pvalue']:.3g}"]
+            pairs.add_row(*row)
+            cells += row
+        print_table(pairs, console, notes=spread_notes(cells))
     if "ratings" in summary:
         elo = dict(zip(summary["ratings"]["names"], summary["ratings"]["elo"], strict=True))
         note = "; regularised: someone never won" if summary["ratings"]["prior_games"] else ""
         wins = Table(title=f"win rates and Bradley-Terry ratings (Elo scale{note})")
         elo_ci = dict(zip(summary["ratings"]["names"], summary["ratings"]["elo_ci95"], strict=True))
         for column in ("agent", "win rate", "95% Wilson CI", "Elo", "Elo 95% CI"):
-            wins.add_column(column, justify="right", overflow="fold")
+            wins.add_column(column, justify="left" if column == "agent" else "right")
+        cells = []
         for name, w in summary["win_rates"].items():
-            wins.add_row(name, _fmt(w["rate"], 3), _ci(w["ci95"], 3), _fmt(elo[name], 0),
-                         _ci(elo_ci[name], 0))
-        console.print(wins)
+            row = [name, _fmt(w["rate"], 3), ci_text(w["ci95"], 3), _fmt(elo[name], 0),
+                   ci_text(elo_ci[name], 0)]
+            wins.add_row(*row)
+            cells += row
+        print_table(wins, console, notes=spread_notes(cells))

@@ -66,3 +66,18 @@ def write_eval_records(run: EvalRun, out_dir: str | Path, first: int | None,
             lineup = table.index(tuple(result.agents))
             written.append(write_record(record, record_path(out_dir, result.seed, lineup)))
     return written
+
+
+def remove_stale_records(out_dir: str | Path) -> int:
+    """Delete the game records an earlier run left in ``out_dir/records`` (only files named as
+    :func:`write_eval_records` names them, then the folder once empty), so the folder never mixes
+    runs; returns how many were deleted."""
+    folder = Path(out_dir) / "records"
+    if not folder.is_dir():
+        return 0
+    stale = sorted(folder.glob("seed_*_lineup_*.jsonl"))
+    for path in stale:
+        path.unlink()
+    if not any(folder.iterdir()):
+        folder.rmdir()
+    return len(stale)

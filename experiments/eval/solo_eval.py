@@ -32,6 +32,7 @@ from envs.core.game import Game, State
 from envs.core.registry import make_game
 from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import address_option, workers_option
+from experiments.common.tables import print_table
 from experiments.eval import stats
 from experiments.eval.config import EvalSpec, split_agents
 from experiments.eval.evaluate import (
@@ -39,7 +40,7 @@ from experiments.eval.evaluate import (
     summarize_run,
     warn_if_interrupted,
 )
-from experiments.eval.report import agent_legend, json_default, markdown_tables
+from experiments.eval.report import agent_legend, ci_text, json_default, markdown_tables, spread_notes
 from experiments.eval.run import EvalRun, per_seed_scores
 from experiments.eval.suites import resolve_seeds
 
@@ -163,44 +164,49 @@ def solo_summary(run: EvalRun, titles: list[tuple[int, str]]) -> dict[str, Any]:
 
 # ---- output -------------------------------------------------------------------------------
 
-def print_report(summary: dict[str, Any]) -> None:
-    """Rich tables: the per-agent solo table, paired differences, titles and scoring cards."""
-    console = Console()
+def print_report(summary: dict[str, Any], console: Console | None = None) -> None:
+    """Rich tables (plain blocks where one is wider than the console): the per-agent solo table, paired
+    differences, titles and scoring cards."""
+    console = console or Console()
     main = Table(title=f"solo {summary['game']}: {summary['games']} games per agent ({summary['seeds']}); "
                        "means per game, evaluation = score - threshold")
     for column in ("agent", "score", "threshold", "evaluation", "95% CI", ">= 0", "ms/move"):
-        main.add_column(column, justify="left" if column == "agent" else "right", overflow="fold")
+        main.add_column(column, justify="left" if column == "agent" else "right")
+    cells = []
     for name, a in summary["agents"].items():
-        lo, hi = a["ci95_evaluation"]
-        main.add_row(name, f"{a['mean_score']:.1f}", f"{a['mean_threshold']:.1f}",
-                     f"{a['mean_evaluation']:+.1f}", f"[{lo:+.1f}, {hi:+.1f}]",
-                     f"{100 * a['share_at_or_above_0']:.0f}%",
-                     f"{a['score']['decision_ms_mean']:.2f}")
-    console.print(main)
+        row = [name, f"{a['mean_score']:.1f}", f"{a['mean_threshold']:.1f}", f"{a['mean_evaluation']:+.1f}",
+               ci_text(a["ci95_evaluation"], 1, signed=True), f"{100 * a['share_at_or_above_0']:.0f}%",
+               f"{a['score']['decision_ms_mean']:.2f}"]
+        main.add_row(*row)
+        cells += row
+    print_table(main, console, notes=spread_notes(cells))
     if summary["pairs"]:
-        pairs = Table(title="paired comparison (evaluation points, A - B on the same seeds)")
-        for column in ("A", "B", "mean diff", "95% CI", "p (paired t)", "p (Wilcoxon)"):
-            pairs.add_column(column, justify="right", overflow="fold")
+        pairs = Table(title="paired comparisons on the same seeds: agent's evaluation points minus "
+                            "baseline's")
+        for column in ("agent", "baseline", "mean diff", "95% CI", "p (paired t)", "p (Wilcoxon)"):
+            pairs.add_column(column, justify="left" if column in ("agent", "baseline") else "right")
+        cells = []
         for p in summary["pairs"]:
-            pairs.add_row(p["a"], p["b"], f"{p['mean_difference']:+.2f}",
-                          f"[{p['ci95'][0]:+.2f}, {p['ci95'][1]:+.2f}]", f"{p['t_pvalue']:.3g}",
-                          f"{p['wilcoxon_pvalue']:.3g}")
-        console.print(pairs)
+            row = [p["a"], p["b"], f"{p['mean_difference']:+.2f}", ci_text(p["ci95"], 2, signed=True),
+                   f"{p['t_pvalue']:.3g}", f"{p['wilcoxon_pvalue']:.3g}"]
+            pairs.add_row(*row)
+            cells += row
+        print_table(pairs, console, notes=spread_notes(cells))
     names = list(summary["agents"])
     titles = Table(title="title distribution (share of games)")
     titles.add_column("title (min evaluation)")
     for name in names:
-        titles.add_column(name, justify="right", overflow="fold")
+        titles.add_column(name, justify="right")
     for low, title in summary["title_table"]:
         titles.add_row(f"{title} ({low:+d})", *(
             f"{100 * summary['agents'][n]['titles'].get(title, 0) / summary['agents'][n]['games']:.0f}%"
             for n in names))
-    console.print(titles)
+    print_table(titles, console, by="column")
     cards = Table(title="per scoring card: mean evaluation points in games with the card "
                         "(points the card scored)")
     cards.add_column("card")
     for name in names:
-        cards.add_column(name, justify="right", overflow="fold")
+        cards.add_column(name, justify="right")
     for card in sorted({c for n in names for c in summary["cards"][n]}):
         cells = []
         for name in names:
@@ -208,7 +214,7 @@ def print_report(summary: dict[str, Any]) -> None:
             points = "" if c is None or c["mean_card_points"] is None else f" ({c['mean_card_points']:.1f})"
             cells.append("-" if c is None else f"{c['mean_evaluation']:+.1f}{points}")
         cards.add_row(card, *cells)
-    console.print(cards)
+    print_table(cards, console, by="column")
 
 
 def write_outputs(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> None:

@@ -39,28 +39,43 @@ def _label(game: Game, view: Any, state: State, action: int) -> str:
         return game.describe_action(action)
 
 
-def _candidates(game: Game, view: Any, before: State, line: dict[str, Any]) -> tuple[list[dict], str]:
-    """The candidates to highlight (the agent's, or the move alone) and a line saying whose they are."""
+def _played_index(turns: list[list[int]], played: list[int]) -> int:
+    """The candidate whose turn is the one played (its actions open ``played``), else the first whose
+    first action is the move: one candidate, where several turns share their first action."""
+    for i, turn in enumerate(turns):
+        if turn == played[:len(turn)]:
+            return i
+    return next(i for i, turn in enumerate(turns) if turn[0] == played[0])
+
+
+def _candidates(game: Game, view: Any, before: State, line: dict[str, Any],
+                played: list[int] | None = None) -> tuple[list[dict], str]:
+    """The candidates to highlight (the agent's, or the move alone) and a line saying whose they are.
+    ``played``: the actions this seat played from this decision on (the move first); exactly one
+    candidate, the turn played, is ``chosen``."""
     explanation = line.get("explanation") or {}
     listed = list(explanation.get("candidates") or [])
     if not any(int(c["action"]) == line["action"] for c in listed):
         listed.append({"action": line["action"]})  # the move is always shown, listed or not
+    turns = [[int(a) for a in c.get("turn", [c["action"]])] for c in listed]  # a turn search lists turns
+    picked = _played_index(turns, played or [int(line["action"])])
     out = []
-    for entry in listed:
+    for index, (entry, turn) in enumerate(zip(listed, turns, strict=True)):
         action = int(entry["action"])
-        turn = [int(a) for a in entry.get("turn", [action])]  # a search over whole turns lists them
         where, labels, state = None, [], before.copy() if len(turn) > 1 else before
         try:
             for i, a in enumerate(turn):  # the turn's later actions (tile, token) are drawn too
                 labels.append(_label(game, view, state, a))
                 seen = view.candidate(state, a)
+                if where is not None and "token" in seen and "hex" in where:
+                    seen = {**seen, "token_hex": seen.get("hex")}  # a turn's token may go on another tile
                 where = seen if where is None else {**seen, **where}
                 if i + 1 < len(turn):
                     game.step(state, a)
         except Exception:  # a candidate the view cannot place (never expected) is listed, not drawn
             labels = [_label(game, view, before, a) for a in turn]
         out.append({"action": action, "label": "; ".join(labels),
-                    "chosen": action == line["action"], "where": where,
+                    "chosen": index == picked, "where": where,
                     "stats": {k: entry[k] for k in _STAT_KEYS if k in entry}})
     if not explanation:
         return out, ""
@@ -80,6 +95,19 @@ def viewer_data(record: Record, source: str = "record") -> dict[str, Any]:
     game = make_game(header["game"], **header["options"])
     view = view_for(game)
     steps: list[dict[str, Any]] = []
+    decisions = record.decisions
+
+    def played_from(k: int) -> list[int]:
+        """The actions the seat of decision ``k`` played from it on, as many as its longest candidate turn
+        (they stop where another seat plays)."""
+        listed = (decisions[k].get("explanation") or {}).get("candidates") or []
+        longest = max([len(c.get("turn", [0])) for c in listed], default=1)
+        played: list[int] = []
+        for d in decisions[k:k + longest]:
+            if d["seat"] != decisions[k]["seat"]:
+                break
+            played.append(int(d["action"]))
+        return played
 
     def add(state: State, line: dict[str, Any] | None) -> None:
         sheets = score_dicts(game, state)
@@ -87,7 +115,8 @@ def viewer_data(record: Record, source: str = "record") -> dict[str, Any]:
                 "scores": [{**view.chart(s), "total": s["total"]} for s in sheets],
                 "seat": -1, "move": "", "candidates": [], "explained": ""}
         if line is not None:
-            step["candidates"], step["explained"] = _candidates(game, view, state, line)
+            played = played_from(len(steps))  # steps so far: one per decision before this one
+            step["candidates"], step["explained"] = _candidates(game, view, state, line, played)
             step.update(seat=int(line["seat"]), move=_label(game, view, state, int(line["action"])),
                         action=int(line["action"]))
         steps.append(step)

@@ -45,7 +45,7 @@ class CartographersView:
     def legend(self) -> dict[str, Any]:
         return {"terrains": [{"name": n, "color": c} for n, c in CARTOGRAPHERS_TERRAINS],
                 "symbols": [["ruins", "printed ruins"], ["coin", "coin (a surrounded mountain)"],
-                            ["candidate", "the agent's candidates (brightest: chosen)"]]}
+                            ["candidate", "dashed outlines: the agent's candidates; pink: the move played"]]}
 
     def static(self) -> dict[str, Any]:
         tb = self.game.tb
@@ -104,7 +104,8 @@ class CascadiaView:
                 "wildlife": [{"name": n, "color": c, "letter": n[0].upper()} for n, c in CASCADIA_WILDLIFE],
                 "symbols": [["keystone", "white ring: keystone tile (its animal there earns a nature token)"],
                             ["allowed", "small dots: wildlife the tile accepts"],
-                            ["candidate", "the agent's candidates (brightest: chosen)"]]}
+                            ["candidate", "dashed outlines: the agent's candidates; pink: the move "
+                                          "played, its tile and token drawn faint (not yet placed)"]]}
 
     def static(self) -> dict[str, Any]:
         return {"kind": "hex"}
@@ -190,7 +191,9 @@ class DorfromantikView:
     def legend(self) -> dict[str, Any]:
         return {"terrains": [{"name": n, "color": c} for n, c in DORFROMANTIK_TERRAINS],
                 "symbols": [["task", "task marker: its target (white open, gold done, grey failed)"],
-                            ["flag", "flag"], ["candidate", "the agent's candidates (brightest: chosen)"]]}
+                            ["flag", "flag"],
+                            ["candidate", "dashed outlines: the agent's candidates; pink: the move "
+                                          "played, its tile drawn faint (not yet placed)"]]}
 
     def static(self) -> dict[str, Any]:
         return {"kind": "hex"}

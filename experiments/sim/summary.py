@@ -13,6 +13,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from experiments.common.tables import print_table
 from experiments.eval.stats import Moments
 
 
@@ -48,8 +49,9 @@ def merge_records(records: Iterable[dict[str, Any]], agents: list[str],
     return summary
 
 
-def print_summary(summary: dict[str, Any], title: str) -> None:
-    """One column per seat, one row per measure (games can have many categories)."""
+def print_summary(summary: dict[str, Any], title: str, console: Console | None = None) -> None:
+    """One column per seat, one row per measure (games can have many categories); one block per seat
+    where the table is wider than the console."""
     seats = summary["seats"]
     table = Table(title=title)
     table.add_column("measure")
@@ -63,4 +65,4 @@ def print_summary(summary: dict[str, Any], title: str) -> None:
         table.add_row("win share", *(f"{s['win_share']:.3f}" for s in seats.values()))
     for category in next(iter(seats.values()))["categories"]:
         table.add_row(category, *(f"{s['categories'][category]:.2f}" for s in seats.values()))
-    Console(stderr=False).print(table)
+    print_table(table, console or Console(), by="column")

@@ -132,11 +132,15 @@ function drawHexBoard(step, seat, size, kind) {
   });
   cands.slice().reverse().forEach(c => {
     const [cx, cy] = hexCentre(c.where.hex[0], c.where.hex[1], size);
-    if (c.chosen && c.where.preview) s += `<g class="preview" opacity="0.8">${drawHex(c.where.preview, cx, cy, size * 0.98, kind)}</g>`;
+    // the move played, drawn as a ghost (faint tile, hollow dashed token) so it is never taken for a piece
+    if (c.chosen && c.where.preview) s += `<g class="preview ghost" opacity="0.35">${drawHex(c.where.preview, cx, cy, size * 0.98, kind)}</g>`;
     if (c.chosen && c.where.token >= 0) {
-      const w = D.legend.wildlife[c.where.token];
-      s += `<circle class="preview" cx="${cx}" cy="${cy}" r="${size * 0.42}" fill="${w.color}" stroke="#ff1f6b" stroke-width="2"/>` +
-           `<text x="${cx}" y="${cy + size * 0.16}" text-anchor="middle" font-size="${size * 0.45}" font-weight="bold">${w.letter}</text>`;
+      const w = D.legend.wildlife[c.where.token], at = c.where.token_hex || c.where.hex;
+      const [tx, ty] = hexCentre(at[0], at[1], size);
+      s += `<circle class="preview ghost token-ghost" cx="${tx}" cy="${ty}" r="${size * 0.42}" fill="none" stroke="${w.color}" ` +
+           `stroke-width="2.5" stroke-dasharray="4 3"/>` +
+           `<text class="preview ghost" x="${tx}" y="${ty + size * 0.16}" text-anchor="middle" font-size="${size * 0.45}" ` +
+           `font-weight="bold" fill="${w.color}" fill-opacity="0.8">${w.letter}</text>`;
     }
     s += `<path class="candidate${c.chosen ? " chosen" : ""}" d="${hexPath(cx, cy, size * 0.86)}" fill="${c.chosen ? "#ff1f6b33" : "none"}" ` +
          `stroke="${c.chosen ? "#ff1f6b" : "#333"}" stroke-width="${c.chosen ? 3 : 1.3}" stroke-dasharray="${c.chosen ? "" : "4 3"}"/>`;

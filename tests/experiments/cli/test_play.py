@@ -41,3 +41,13 @@ def test_names_are_printed_for_the_seats(capsys):
     out = capsys.readouterr().out
     assert code == 0
     assert "Ann:" in out and "Bob:" in out and "player_0" not in out and "player_1" not in out
+
+
+def test_dorfromantik_prints_the_name_it_logs(capsys, tmp_path):
+    """``play dorfromantik --names Ann`` prints Ann (not player_0), the name the campaign log keeps."""
+    log = tmp_path / "campaign.jsonl"
+    code = run(["play", "dorfromantik", "--agent", "greedy", "--seed", "2", "--quiet", "--names", "Ann",
+                "--campaign", str(log)])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "Ann" in out and "player_0" not in out and "Ann" in log.read_text()

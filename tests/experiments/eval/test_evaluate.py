@@ -219,3 +219,44 @@ def test_labels_name_agents_in_the_csv_the_summary_and_the_report(tmp_path):
     assert set(pd.read_csv(out / "games.csv").agent) == {"base", "gambler"}
     report = (out / "report.md").read_text()
     assert "- gambler: `prefer:action=2,label=gambler`" in report and "| gambler |" in report
+
+
+def test_rerun_without_record_removes_the_earlier_records(tmp_path):
+    """A rerun into the same --out never leaves records/ of a run that is no longer there."""
+    args = ["eval", "dice-race", "--agents", "random,prefer:action=2", "--games", "3", "--no-progress",
+            "--out", str(tmp_path)]
+    _invoke([*args, "--record", "2"])
+    assert len(list((tmp_path / "records").glob("*.jsonl"))) == 2
+    result = _invoke(args)
+    assert not (tmp_path / "records").exists()
+    assert "removed the 2 game records an earlier run left in" in result.output
+    _invoke([*args, "--record-seeds", "1"])  # recording again: only this run's records
+    assert sorted(p.name for p in (tmp_path / "records").glob("*.jsonl")) == [
+        "seed_1_lineup_0.jsonl", "seed_1_lineup_1.jsonl"]
+
+
+def test_eval_in_80_columns_splits_no_number(tmp_path):
+    """Piped into an 80-column console, every figure of the summary prints whole on one line."""
+    from experiments.eval.report import ci_text
+    result = CliRunner(env={"COLUMNS": "80"}).invoke(cli, [
+        "eval", "dice-race", "--agents", "random,prefer:action=1,prefer:action=2", "--players", "2",
+        "--games", "6", "--no-progress", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert all(len(line) <= 80 for line in lines[:-1])  # the last: the files written
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    for name, s in summary["agents"].items():
+        for cell in (name, f"{s['mean']:.2f}", ci_text(s["ci95_t"]), ci_text(s["ci95_bootstrap"])):
+            assert any(cell in line for line in lines), cell
+    for elo_ci in summary["ratings"]["elo_ci95"]:
+        assert any(ci_text(elo_ci, 0) in line for line in lines)
+
+
+def test_a_ci_without_spread_says_why():
+    from experiments.eval.report import NO_SPREAD_NOTE, ci_text, markdown_tables
+    assert ci_text([919.2, 918.9], 0) == "919 (no spread)"
+    assert ci_text([1.0, 2.0]) == "[1.00, 2.00]" and ci_text([float("nan")] * 2) == "[nan, nan]"
+    agent = {"n": 4, "mean": 3.0, "sd": 0.0, "se": 0.0, "ci95_t": [3.0, 3.0], "ci95_bootstrap": [3.0, 3.0],
+             "p10": 3, "p50": 3, "p90": 3, "min": 3, "max": 3, "decision_ms_mean": 0.1, "categories": {}}
+    text = "\n".join(markdown_tables({"agents": {"a": agent}, "pairs": []}))
+    assert "3.00 (no spread)" in text and NO_SPREAD_NOTE in text and "[3.00, 3.00]" not in text
