@@ -149,6 +149,29 @@ class LinearPolicy:
             raise ConfigError(f"the dorfromantik learned policy cannot play {getattr(game, 'name', game)!r}")
         self.game = game
         self.theta = _check_theta(theta)
+        self._mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
+        self._values = np.zeros((K.MAX_FRONTIER, 6))
+
+    def placement_values(self, state: State) -> np.ndarray:
+        """float64[MAX_FRONTIER, 6]: ``features @ theta[phase]`` of every legal placement (frontier
+        slot x rotation, the whole frontier, not only the action window), -inf elsewhere."""
+        values = np.full((K.MAX_FRONTIER, 6), -np.inf)
+        g = self.game
+        LK.linear_placement(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.meta,
+                            g._rot_edges, g._task_type, g._flag, self.theta, self._mask, values)
+        return values
+
+    def playout(self, state: State, work: tuple[np.ndarray, ...], cell: int, rot: int, future_seed: int,
+                score: np.ndarray) -> float:
+        """The final total of placing the drawn tile at ``cell``/``rot`` on the future of
+        ``future_seed`` (resampled as the placement search does) and playing this policy to the end
+        (:func:`agents.learned.dorfromantik_kernels.playout_linear`); ``work`` is
+        ``envs.dorfromantik.kernels.new_arrays()`` scratch."""
+        g = self.game
+        return float(LK.playout_linear(state.cells, state.frontier, state.placed, state.uf, state.tasks,
+                                       state.deck, state.meta, *work, cell, rot, np.uint64(future_seed),
+                                       g._rot_edges, g._task_type, g._flag, self.theta, self._mask,
+                                       self._values, score))
 
     def act(self, state: State, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
         actions, feats = candidates(self.game, state)

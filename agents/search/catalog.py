@@ -49,7 +49,7 @@ SEARCHES: dict[str, SearchName] = {s.name: s for s in (
                _BUDGET + ("widening", "halving", "greedy", "redraws", "objective"), ("cascadia",)),
     SearchName("placement", "compiled placement search over paired futures, exact endgame",
                {"engine": "compiled"},
-               _BUDGET + ("rollout", "widening", "greedy", "exact_tiles"), ("dorfromantik",)),
+               _BUDGET + ("rollout", "widening", "greedy", "exact_tiles", "model"), ("dorfromantik",)),
 )}
 
 

@@ -156,7 +156,7 @@ class MCTSAgent:
                  value: str | None = None, value_weight: float | None = None, c_puct: float | None = None,
                  noise: float | None = None, batch: int | None = None, exact_tiles: Any = None,
                  halving: bool = False, greedy: str = "default", horizon: Any = None,
-                 redraws: bool = False, objective: str = "total"):
+                 redraws: bool = False, objective: str = "total", model: str | None = None):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -167,8 +167,8 @@ class MCTSAgent:
             raise ConfigError("mcts: give simulations or time_limit (or both)")
         if not isinstance(c, int | float) or c < 0:
             raise ConfigError(f"mcts: c (exploration constant) must be >= 0, got {c!r}")
-        if rollout not in ("random", "greedy"):
-            raise ConfigError(f"mcts: rollout must be 'random' or 'greedy', got {rollout!r}")
+        if rollout not in ("random", "greedy", "learned"):
+            raise ConfigError(f"mcts: rollout must be 'random', 'greedy' or 'learned', got {rollout!r}")
         if prior not in ("random", "greedy") and not str(prior).startswith("ppo:"):
             raise ConfigError(f"mcts: prior must be 'random', 'greedy' or 'ppo:<checkpoint>', got {prior!r}")
         _check_puct_options(value, prior, engine, c, widening, max_depth, determinize_every, paired,
@@ -200,6 +200,14 @@ class MCTSAgent:
                 raise ConfigError("mcts: engine=compiled is the root bandit with random rollouts: it takes "
                                   "no rollout, max_depth, determinize_every or paired option")
             max_depth = 1
+        if model is not None and not getattr(turn_search, "LEARNED_MODEL", False):
+            raise ConfigError("mcts: model=<folder> (a learned candidate model that orders the candidates "
+                              "and, with rollout=learned, plays the playouts) is an option of the compiled "
+                              "dorfromantik search (engine=compiled)")
+        if rollout == "learned" and model is None:
+            raise ConfigError("mcts: rollout=learned plays the playouts with a learned model: give "
+                              "model=<folder> (compiled dorfromantik search), e.g. model=models/dorfromantik")
+        self.model = model
         if exact_tiles is not None and not getattr(turn_search, "EXACT_ENDGAME", False):
             raise ConfigError("mcts: exact_tiles is an option of the compiled Dorfromantik search "
                               "(engine=compiled)")

@@ -37,6 +37,13 @@ to the end on the same sampled futures:
    (:mod:`agents.search.placement_endgame`). A future of more than its outcome budget falls back to
    steps 1-4.
 
+6. **A learned model** (``model=<folder>``, a linear candidate model of this game as
+   ``learned:<folder>`` plays it, e.g. ``models/dorfromantik``): the candidates of step 1 are
+   sorted by the model's value instead (stable), so its choice is candidate 0, the one that stays
+   unless beaten; ``rollout=learned`` also plays the playouts with the model
+   (:func:`agents.learned.dorfromantik_kernels.playout_linear`, about 3.4 times the cost of a
+   greedy playout). The exact endgame is unchanged.
+
 With ``simulations`` only, a decision is a function of the state and the seat's rng (tested);
 with a time limit it depends on the machine's speed.
 """
@@ -53,6 +60,7 @@ from agents.greedy import dorfromantik_kernels as GK
 from agents.greedy.dorfromantik import preset_weights
 from agents.search import placement_kernels as DK
 from agents.search.placement_endgame import Endgame, TooLarge, applies, parse_exact_tiles
+from envs.core import policies
 from envs.core.errors import ConfigError
 from envs.core.rng import new_stream, next_u64
 from envs.dorfromantik import kernels as K
@@ -130,6 +138,8 @@ class TurnSearch:
     EXACT_ENDGAME = True
     #: takes ``greedy=<preset>`` (agents.greedy.dorfromantik.PRESETS): candidate ranking, playouts, endgame
     GREEDY_PRESETS = True
+    #: takes ``model=<folder>`` (a learned linear model: the candidate order) and ``rollout=learned``
+    LEARNED_MODEL = True
 
     def __init__(self, agent):
         self.agent = agent
@@ -142,6 +152,8 @@ class TurnSearch:
         self.exact_tiles = DEFAULT_EXACT_TILES if opt is None else parse_exact_tiles(opt)
         self.weights = preset_weights(agent.greedy)
         self._endgame = Endgame(self.game, self.weights)
+        self.model = None if agent.model is None else _learned_model(self.game, agent.model)
+        self.learned_playouts = agent.rollout == "learned"
 
     @staticmethod
     def check_options(rollout: str, max_depth: int | None, determinize_every: int, simulations: int | None,
@@ -153,6 +165,8 @@ class TurnSearch:
 
     def _play(self, state, pair: np.ndarray, seed: int) -> float:
         g, w = self.game, self._work
+        if self.learned_playouts:
+            return self.model.playout(state, w, int(pair[0]), int(pair[1]), seed, self._score)
         return float(DK.playout(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck,
                                 state.meta, *w, int(pair[0]), int(pair[1]), np.uint64(seed), self.greedy,
                                 g._rot_edges, g._task_type, g._flag, self.weights, self._mask,
@@ -167,6 +181,8 @@ class TurnSearch:
         start = time.perf_counter()
         deadline = None if agent.time_limit is None else start + agent.time_limit
         actions, pairs, greedy_values = candidate_placements(self.game, state, legal_mask, self.weights)
+        if self.model is not None:
+            actions, pairs, greedy_values = learned_order(state, self.model, actions, pairs, greedy_values)
         if applies(state.meta, self.exact_tiles):
             try:
                 return self._act_exact(state, actions, pairs, greedy_values, start)
@@ -240,6 +256,27 @@ class TurnSearch:
             agent.last_explanation = search_statistics("mcts", actions, np.ones(actions.size, np.int64),
                                                        values, int(actions[best]), 0)
         return int(actions[best])
+
+
+def _learned_model(game, path: str):
+    """The linear candidate model of ``model=<folder>``, built as ``learned:<folder>`` through the
+    registered agent builder (the learned package imports this one, so not the other way round)."""
+    model = policies.build_agent(f"learned:{path}", game)
+    if not hasattr(model, "placement_values") or not hasattr(model, "playout"):
+        raise ConfigError(f"mcts: model={path!r} is not a linear candidate model (model.json) "
+                          "of dorfromantik")
+    return model
+
+
+def learned_order(state, model, actions: np.ndarray, pairs: np.ndarray, greedy_values: np.ndarray,
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The candidates sorted by the learned model's value, best first (stable): the model's choice
+    becomes candidate 0, the one that stays unless another beats it (module doc, step 4)."""
+    values = model.placement_values(state)
+    slot_of = {int(cell): i for i, cell in enumerate(state.frontier[:int(state.meta[K.M_FRONT])])}
+    learned = np.array([values[slot_of[int(cell)], int(rot)] for cell, rot in pairs])
+    order = np.argsort(-learned, kind="stable")
+    return actions[order], pairs[order], greedy_values[order]
 
 
 def choose(values: np.ndarray, counts: np.ndarray, width: int) -> tuple[int, int, np.ndarray]:

@@ -353,3 +353,52 @@ def test_a_greedy_preset_ranks_the_candidates_and_plays_the_playouts_and_the_end
     assert not all(same)  # the preset's playouts are not the defaults'
     with pytest.raises(ConfigError, match="unknown preset 'clever'"):
         make_agent(SPEC + ",greedy=clever", game)
+
+
+LEARNED = "placement:simulations=12,widening=1/0.5,model=models/dorfromantik"
+
+
+def test_a_learned_model_orders_the_candidates(game):
+    """With ``model=`` candidate 0 (the one that stays unless beaten) is the learned policy's move and
+    the rest follow its values; the candidate set is the same."""
+    agent = make_agent(LEARNED + ",rollout=greedy", game)
+    policy = make_agent("learned:models/dorfromantik", game)
+    for seed, placed in ((1, 4), (2, 20), (5, 35)):
+        state = _midgame(game, seed, placed)
+        mask = game.legal_mask(state)
+        actions, pairs, values = M.candidate_placements(game, state, mask, agent._turn_search.weights)
+        ordered, o_pairs, o_values = M.learned_order(state, agent._turn_search.model, actions, pairs, values)
+        assert sorted(ordered.tolist()) == sorted(actions.tolist())
+        learned = policy.placement_values(state)
+        slot_of = {int(c): i for i, c in enumerate(state.frontier[:int(state.meta[K.M_FRONT])])}
+        row = [learned[slot_of[int(c)], int(r)] for c, r in o_pairs]
+        assert all(a >= b for a, b in zip(row, row[1:], strict=False))
+        chosen = policy.act(state, mask, np.random.default_rng(0))
+        best = [int(a) for a, v in zip(ordered, row, strict=True) if v >= row[0] - 1e-4]
+        assert chosen in best or chosen not in actions.tolist()  # a same-edges rotation is one candidate
+
+
+def test_learned_playouts_are_paired_and_deterministic(game):
+    state = _midgame(game, 4, 12)
+    search = M.TurnSearch(make_agent(LEARNED + ",rollout=learned", game))
+    greedy = M.TurnSearch(make_agent(LEARNED + ",rollout=greedy", game))
+    _, pairs, _ = M.candidate_placements(game, state, game.legal_mask(state))
+    assert search._play(state, pairs[0], 77) == search._play(state, pairs[0], 77)
+    assert [search._play(state, pairs[0], s) for s in range(6)] != [greedy._play(state, pairs[0], s)
+                                                                   for s in range(6)]
+    runs = [make_agent(LEARNED + ",rollout=learned", game).act(state, game.legal_mask(state),
+                                                               np.random.default_rng(5)) for _ in range(2)]
+    assert runs[0] == runs[1] and game.legal_mask(state)[runs[0]]
+
+
+def test_learned_model_option_errors(game):
+    with pytest.raises(ConfigError, match="rollout=learned plays the playouts with a learned model"):
+        make_agent("placement:simulations=8,rollout=learned", game)
+    with pytest.raises(ConfigError, match="is a cascadia model"):
+        make_agent("placement:simulations=8,model=models/cascadia_solo", game)
+    with pytest.raises(ConfigError, match="no model at"):
+        make_agent("placement:simulations=8,model=models/nowhere", game)
+    with pytest.raises(ConfigError, match="unknown option"):
+        make_agent("turn:simulations=8,model=models/cascadia_solo", make_game("cascadia"))
+    with pytest.raises(ConfigError, match="model=<folder>"):
+        make_agent("mcts:simulations=8,model=models/dorfromantik", game)
