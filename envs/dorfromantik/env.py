@@ -122,19 +122,22 @@ def _build_multiagent_class() -> type:
         acted (``shared_reward=True``, the scores of all seats being equal). Spaces, codec, episode end
         and infos are those of :class:`DorfromantikEnv`. Arguments: ``players`` (default 2),
         ``render_mode``, ``illegal_action``, ``illegal_penalty``, ``reward`` ("score" only),
-        ``shared_reward`` (accepted and ignored: always shared) and game options.
+        ``shared_reward`` (accepted and ignored: always shared), ``action_space`` and
+        ``max_candidates`` (:mod:`envs.core.multiagent_env`) and game options.
         """
 
         def __init__(self, players: Any = 2, render_mode: str | None = None, **game_options: Any):
             options = merge_env_config(players, game_options, "players")
             render_mode = options.pop("render_mode", render_mode)
-            env_options = {k: options.pop(k) for k in ("illegal_action", "illegal_penalty") if k in options}
+            env_options = {k: options.pop(k) for k in ("illegal_action", "illegal_penalty", "action_space",
+                                                        "max_candidates") if k in options}
             _check_cooperative_reward(options.pop("reward", "score"))
             options.pop("shared_reward", None)  # every seat's score is the shared one either way
             super().__init__(DorfromantikGame(**options), shared_reward=True, render_mode=render_mode,
                              **env_options)
-            space = bounded_observation_space(self.game)
-            self.observation_spaces = {a: space for a in self.possible_agents}
+            if self.view is None:  # the plain observation, with the env's bounds
+                space = bounded_observation_space(self.game)
+                self.observation_spaces = {a: space for a in self.possible_agents}
 
     DorfromantikMultiAgentEnv.__qualname__ = "DorfromantikMultiAgentEnv"  # picklable by reference
     return DorfromantikMultiAgentEnv
