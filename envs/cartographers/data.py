@@ -18,12 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import yaml
 
 from envs.core.errors import ConfigError, DataFileError
 from envs.core.install import shipped_file
 from envs.core.polyomino import normalize
-from envs.core.textfile import read_text
+from envs.core.textfile import parse_yaml, read_text
 
 ROWS = COLS = 11
 N_CELLS = ROWS * COLS
@@ -188,10 +187,7 @@ def load_cartographers_data(path: str | Path | None = None) -> CartographersData
     """Load and validate the Cartographers component file (default ``seeds/cartographers.yaml``)."""
     path = Path(path) if path is not None else DEFAULT_PATH
     text = read_text(path, "Cartographers data file", DataFileError)
-    try:
-        doc = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise DataFileError(f"{path}: not valid YAML: {exc}") from exc
+    doc = parse_yaml(text, f"Cartographers data file {path}", DataFileError)
     if not isinstance(doc, dict):
         raise _fail(path, "<top level>", "expected a mapping")
 

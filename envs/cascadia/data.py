@@ -22,11 +22,10 @@ from functools import lru_cache
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from envs.core.errors import DataFileError
 from envs.core.install import shipped_file
-from envs.core.textfile import read_text
+from envs.core.textfile import parse_yaml, read_text
 
 HABITATS = ("mountain", "forest", "prairie", "wetland", "river")
 HABITAT_CODES = "MFPWR"
@@ -139,10 +138,7 @@ def load_data(path: str | None = None) -> CascadiaData:
     """Load and validate the component file (default ``seeds/cascadia.yaml``)."""
     p = Path(path) if path else DEFAULT_PATH
     text = read_text(p, "Cascadia data file", DataFileError)
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise _fail(p, f"not valid YAML ({exc})") from exc
+    raw = parse_yaml(text, f"Cascadia data file {p}", DataFileError)
     if not isinstance(raw, dict):
         raise _fail(p, "top level must be a mapping")
     for key in ("tiles", "starters", "counts", "scoring"):

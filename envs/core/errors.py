@@ -29,3 +29,8 @@ class DataFileError(ConfigError):
 class MissingExtraError(MeeplelabError, ImportError):
     """A command needs an optional dependency that is not installed (PyTorch, Ray...); the message
     names the extra that brings it, e.g. ``pip install 'meeplelab[sim]'`` (envs/core/install.py)."""
+
+
+class DiskFullError(MeeplelabError, OSError):
+    """No space left (or the quota is spent) while writing results; the message names the file and
+    says that what was written before is intact (experiments/common/writes.py)."""

@@ -16,11 +16,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-import yaml
 
 from envs.core.errors import DataFileError
 from envs.core.install import shipped_file
-from envs.core.textfile import read_text
+from envs.core.textfile import parse_yaml, read_text
 
 MEADOW, FOREST, FIELD, VILLAGE, RAIL, RIVER = range(6)
 TERRAIN_NAMES = ("meadow", "forest", "field", "village", "rail", "river")
@@ -76,10 +75,7 @@ def load_data(path: str | Path = DEFAULT_PATH) -> DorfData:
     """Read and validate the component file; any problem raises DataFileError naming it."""
     path = Path(path)
     text = read_text(path, "Dorfromantik data file", DataFileError)
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise _fail(path, f"not valid YAML: {exc}") from exc
+    raw = parse_yaml(text, f"Dorfromantik data file {path}", DataFileError)
     if not isinstance(raw, dict):
         raise _fail(path, "top level must be a mapping")
     for key in ("landscape_tiles", "task_tiles", "task_markers"):

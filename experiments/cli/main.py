@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import click
 
 from envs.core.errors import MeeplelabError
+from experiments.common.writes import disk_full_error, is_disk_full
 
 #: verb -> "module:click_command"
 COMMANDS: dict[str, str] = {
@@ -60,6 +61,11 @@ def run(args: Sequence[str] | None = None) -> int:
         return exc.exit_code
     except MeeplelabError as exc:
         click.echo(f"error: {exc}", err=True)
+        return 2
+    except OSError as exc:  # a full disk outside the write helpers (a library's own write): one line too
+        if not is_disk_full(exc):
+            raise
+        click.echo(f"error: {disk_full_error(exc.filename or 'results', exc)}", err=True)
         return 2
     return result if isinstance(result, int) else 0
 

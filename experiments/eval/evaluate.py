@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import csv
 import importlib
+import io
 import itertools
 import json
 from collections.abc import Iterator, Sequence
@@ -38,6 +39,7 @@ from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import address_option, workers_option
 from experiments.common.ray_setup import init_ray, where_running
 from experiments.common.runner import FinalInfo, GameRecord, build_agents, play_game
+from experiments.common.writes import AppendFile
 from experiments.eval import stats
 from experiments.eval.config import EvalSpec, build_spec
 from experiments.eval.report import json_default, print_tables, write_report
@@ -63,20 +65,22 @@ def check_metric(game: Game, spec: EvalSpec) -> None:
 # ---- playing ------------------------------------------------------------------------------
 
 class RowWriter:
-    """Appends rows to a CSV file as they come, flushing after every game (Ctrl-C loses nothing)."""
+    """Appends rows to a CSV file as they come, one game's rows at a time straight to the file
+    (Ctrl-C loses nothing; a full disk leaves every finished game whole: DiskFullError)."""
 
     def __init__(self, path: Path):
         self.path = Path(path)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self._file = self.path.open("w", newline="")
-        self._writer: csv.DictWriter | None = None
+        self._file = AppendFile(self.path)
+        self._fields: list[str] | None = None
 
     def write(self, rows: list[dict[str, Any]]) -> None:
-        if self._writer is None:
-            self._writer = csv.DictWriter(self._file, fieldnames=list(rows[0]), extrasaction="ignore")
-            self._writer.writeheader()
-        self._writer.writerows(rows)
-        self._file.flush()
+        text = io.StringIO()
+        writer = csv.DictWriter(text, fieldnames=self._fields or list(rows[0]), extrasaction="ignore")
+        if self._fields is None:
+            writer.writeheader()
+        writer.writerows(rows)
+        self._file.append(text.getvalue())
+        self._fields = list(writer.fieldnames)
 
     def close(self) -> None:
         self._file.close()

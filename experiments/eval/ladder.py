@@ -34,6 +34,7 @@ import pandas as pd
 from agents.base import parse_agent_spec
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
+from envs.core.textfile import parse_json, read_text
 from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import workers_option
 from experiments.common.runner import GameRecord
@@ -121,9 +122,17 @@ def _part_meta(spec: EvalSpec, players: int) -> dict[str, Any]:
             "games": len(spec.seeds)}
 
 
+def read_meta(path: Path) -> dict[str, Any]:
+    """A part's meta file (size, line length and nesting limited); ConfigError naming it."""
+    meta = parse_json(read_text(path, "ladder part meta"), f"ladder part meta {path}")
+    if not isinstance(meta, dict):
+        raise ConfigError(f"ladder part meta {path} is not a JSON object")
+    return meta
+
+
 def _part_complete(part: Path, meta: dict[str, Any], per_seed: int) -> bool:
     try:
-        old = json.loads((part / META_FILE).read_text())
+        old = read_meta(part / META_FILE)
         rows = pd.read_csv(part / "games.csv")
     except (OSError, ValueError):
         return False
@@ -159,7 +168,7 @@ def combine_parts(dirs: list[Path], keep: list[str] | None = None) -> EvalRun:
     metas, frames = [], []
     for d in dirs:
         for meta_path in sorted(Path(d).glob(f"**/{META_FILE}")):
-            metas.append(json.loads(meta_path.read_text()))
+            metas.append(read_meta(meta_path))
             frames.append(pd.read_csv(meta_path.parent / "games.csv"))
     if not frames:
         raise ConfigError(f"no finished ladder part under {', '.join(str(d) for d in dirs)}")

@@ -9,6 +9,7 @@ tables).
 
 from __future__ import annotations
 
+import io
 import textwrap
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -19,6 +20,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
+
+from experiments.common.writes import write_atomic  # noqa: E402
 
 WRAP = 28
 BLUE, RED, GREEN, ORANGE = "#4C72B0", "#C44E52", "#2CA02C", "#FF7F0E"
@@ -142,6 +145,7 @@ def evaluation_points_plot(evaluations_by_agent: Mapping[str, Sequence[float]], 
 def _save(fig: plt.Figure, path: Path) -> Path:
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=110)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
     plt.close(fig)
-    return path
+    return write_atomic(path, buffer.getvalue())

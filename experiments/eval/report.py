@@ -15,6 +15,7 @@ from rich.table import Table
 
 from agents.base import agent_label
 from experiments.common.tables import print_table
+from experiments.common.writes import write_atomic
 from experiments.eval.run import EvalRun, per_seed_scores
 
 
@@ -115,8 +116,8 @@ def write_report(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> list[P
              *agent_legend(run.spec.agents), "", *markdown_tables(summary), "", "![scores](scores.png)"]
     if summary["pairs"]:
         lines.append("![paired differences](paired_differences.png)")
-    (out_dir / "report.md").write_text("\n".join(lines) + "\n")
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=json_default))
+    write_atomic(out_dir / "report.md", "\n".join(lines) + "\n")
+    write_atomic(out_dir / "summary.json", json.dumps(summary, indent=2, default=json_default))
     return [*written, out_dir / "report.md", out_dir / "summary.json", out_dir / "games.csv"]
 
 

@@ -11,7 +11,9 @@ decision k with ``game.html#step=k``.
 
 from __future__ import annotations
 
+import html
 import json
+import re
 import webbrowser
 from importlib import resources
 from pathlib import Path
@@ -21,11 +23,13 @@ import click
 
 from envs.core.game import Game, State
 from envs.core.registry import make_game
+from experiments.common.writes import write_atomic
 from experiments.replay.browser import screenshot as take
 from experiments.replay.records import Record, read_record, replay, score_dicts
 from experiments.replay.views import view_for
 
 _STAT_KEYS = ("visits", "value", "probability", "prob")
+_SLOT = re.compile(r"__(TITLE|STYLE|SCRIPT|DATA)__")
 
 
 def _asset(name: str) -> str:
@@ -37,6 +41,11 @@ def _label(game: Game, view: Any, state: State, action: int) -> str:
         return view.label(state, action)
     except Exception:  # an action the view cannot word (never expected): the engine's description
         return game.describe_action(action)
+
+
+def _is_number(value: Any) -> bool:
+    """A statistic the viewer shows (a record's text in a statistic's place is left out)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
 def _played_index(turns: list[list[int]], played: list[int]) -> int:
@@ -76,7 +85,7 @@ def _candidates(game: Game, view: Any, before: State, line: dict[str, Any],
             labels = [_label(game, view, before, a) for a in turn]
         out.append({"action": action, "label": "; ".join(labels),
                     "chosen": index == picked, "where": where,
-                    "stats": {k: entry[k] for k in _STAT_KEYS if k in entry}})
+                    "stats": {k: entry[k] for k in _STAT_KEYS if _is_number(entry.get(k))}})
     if not explanation:
         return out, ""
     what = f"{explanation.get('kind', 'agent')} candidates"
@@ -141,13 +150,18 @@ def viewer_data(record: Record, source: str = "record") -> dict[str, Any]:
 
 
 def render_html(data: dict[str, Any]) -> str:
-    """The page: template, style, script and ``data`` inline."""
-    payload = json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
-    page = _asset("viewer.html")
-    for key, value in (("__TITLE__", data["title"].replace("<", "&lt;")), ("__STYLE__", _asset("viewer.css")),
-                       ("__SCRIPT__", _asset("viewer.js")), ("__DATA__", payload)):
-        page = page.replace(key, value, 1)
-    return page
+    """The page: template, style, script and ``data`` inline.
+
+    Text from the record (agent labels, explanations) cannot leave its place: the title is
+    HTML-escaped, the JSON has no ``<``, ``>`` or ``&`` (``\\u003c``...: no ``</script>`` or ``<!--``
+    can end its script element) and the slots are filled in one pass, so a label holding
+    ``__SCRIPT__`` is not a slot. The viewer inserts record text with ``esc()``."""
+    payload = json.dumps(data, separators=(",", ":"))
+    for char, code in (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026")):
+        payload = payload.replace(char, code)
+    slots = {"TITLE": html.escape(data["title"]), "STYLE": _asset("viewer.css"),
+             "SCRIPT": _asset("viewer.js"), "DATA": payload}
+    return _SLOT.sub(lambda m: slots[m.group(1)], _asset("viewer.html"))
 
 
 def write_replay(record_file: str | Path, out: str | Path | None = None) -> Path:
@@ -156,8 +170,7 @@ def write_replay(record_file: str | Path, out: str | Path | None = None) -> Path
     data = viewer_data(read_record(record_file), source=f"record {record_file}")
     out = Path(out) if out is not None else record_file.with_suffix(".html")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render_html(data), encoding="utf-8")
-    return out
+    return write_atomic(out, render_html(data))
 
 
 @click.command(name="replay")

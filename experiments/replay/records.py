@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -39,8 +38,9 @@ from agents.base import agent_label
 from envs.core.errors import ConfigError, MeeplelabError
 from envs.core.game import Game, State
 from envs.core.registry import make_game
-from envs.core.textfile import read_text
+from envs.core.textfile import parse_json, read_text
 from experiments.common.runner import play_game
+from experiments.common.writes import write_atomic
 
 FORMAT = "meeplelab-record"
 VERSION = 1
@@ -173,12 +173,8 @@ def write_record(record: Record, path: str | Path) -> Path:
     """Write ``record`` as JSON lines, atomically (a temporary file renamed into place)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w") as handle:
-        for line in record.lines():
-            handle.write(json.dumps(line, separators=(",", ":")) + "\n")
-    os.replace(tmp, path)
-    return path
+    return write_atomic(path, "".join(json.dumps(line, separators=(",", ":")) + "\n"
+                                      for line in record.lines()))
 
 
 def read_record(path: str | Path) -> Record:
@@ -191,10 +187,7 @@ def read_record(path: str | Path) -> Record:
         raise RecordError(f"record {path} is empty")
     parsed = []
     for number, raw in enumerate(lines, start=1):
-        try:
-            parsed.append(json.loads(raw))
-        except json.JSONDecodeError as exc:
-            raise RecordError(f"record {path}: line {number} is not JSON ({exc.msg})") from exc
+        parsed.append(parse_json(raw, f"record {path}: line {number}", RecordError))
         if not isinstance(parsed[-1], dict):
             raise RecordError(f"record {path}: line {number} is not a JSON object")
     header = parsed[0]

@@ -24,6 +24,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from envs.core.errors import ConfigError
+from envs.core.textfile import parse_json, read_text
+from experiments.common.writes import write_atomic
 from experiments.eval.stats import Moments
 
 LOCK_NAME = ".simulate.lock"
@@ -66,24 +68,18 @@ def encode_chunk(columns: dict[str, Any], index: int, seeds: list[int]) -> tuple
     return data, record
 
 
-def _write_atomic(path: Path, data: bytes) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
-
-
 def write_chunk(out_dir: Path, data: bytes, record: dict[str, Any]) -> None:
     """Parquet file, then its record, each through a temporary file and a rename."""
     index = record["index"]
-    _write_atomic(chunk_path(out_dir, index), data)
-    _write_atomic(record_path(out_dir, index), (json.dumps(record, sort_keys=True) + "\n").encode())
+    write_atomic(chunk_path(out_dir, index), data)
+    write_atomic(record_path(out_dir, index), json.dumps(record, sort_keys=True) + "\n")
 
 
 def read_record(out_dir: Path, index: int) -> dict[str, Any] | None:
     """A chunk's record, or None when it is missing or unreadable."""
     try:
-        record = json.loads(record_path(out_dir, index).read_text())
-    except (OSError, ValueError):
+        record = parse_json(read_text(record_path(out_dir, index), "chunk record"), "chunk record")
+    except ConfigError:
         return None
     return record if isinstance(record, dict) else None
 

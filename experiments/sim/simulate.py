@@ -37,11 +37,13 @@ from tqdm import tqdm
 from agents.base import agent_label
 from envs.core.errors import ConfigError
 from envs.core.registry import GAMES, make_game
+from envs.core.textfile import parse_json, read_text
 from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import address_option, check_workers, workers_option
 from experiments.common.ray_setup import init_ray, where_running
 from experiments.common.runner import build_agents, play_game
 from experiments.common.stdout_guard import stdout_to_stderr
+from experiments.common.writes import write_atomic
 from experiments.replay.records import record_options, record_request, write_simulation_records
 from experiments.sim import compiled as sim_compiled
 from experiments.sim.chunks import (
@@ -144,9 +146,9 @@ def prepare_directory(spec: SimulationSpec, out_dir: Path) -> None:
     wanted = spec.manifest()
     if manifest_path.exists():
         try:
-            found = json.loads(manifest_path.read_text())
-        except (OSError, ValueError) as exc:
-            raise ConfigError(f"{manifest_path} is unreadable ({exc}); use another --out") from exc
+            found = parse_json(read_text(manifest_path, "manifest"), f"manifest {manifest_path}")
+        except ConfigError as exc:
+            raise ConfigError(f"{exc}; use another --out") from None
         if isinstance(found, dict) and found.get("format") != FORMAT:
             raise ConfigError(f"{out_dir} holds a simulation in format {found.get('format')!r}, not {FORMAT} "
                               "(chunks without verifiable records); use another --out")
@@ -155,9 +157,7 @@ def prepare_directory(spec: SimulationSpec, out_dir: Path) -> None:
             raise ConfigError(f"{out_dir} holds a different simulation (differs in: {', '.join(differing)}); "
                               "use another --out or the same settings to resume")
     else:
-        tmp = manifest_path.with_name(MANIFEST + ".tmp")
-        tmp.write_text(json.dumps(wanted, indent=2) + "\n")
-        tmp.replace(manifest_path)
+        write_atomic(manifest_path, json.dumps(wanted, indent=2) + "\n")
     for stale in out_dir.glob("chunk_*.tmp"):  # half-written by a crashed driver (we hold the lock)
         stale.unlink()
 
@@ -240,6 +240,10 @@ def _play(spec: SimulationSpec, out_dir: Path, target: str, todo: list[tuple[int
         result.interrupted = True
         for ref in in_flight:
             ray.cancel(ref, force=True)
+    except BaseException:  # a full disk (DiskFullError) or any failure: stop the tasks, then report
+        for ref in in_flight:
+            ray.cancel(ref, force=True)
+        raise
     finally:
         bar.close()
         result.seconds = time.perf_counter() - started

@@ -33,9 +33,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from envs.core.errors import ConfigError
+from envs.core.textfile import read_yaml
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "env": {"reward": "score", "vectorized": True, "action_space": "plain", "max_candidates": None,
@@ -194,13 +193,7 @@ def load_config(path: str | Path) -> dict[str, Any]:
     p = Path(path)
     if not p.is_file():
         raise ConfigError(f"training config {str(p)!r} does not exist")
-    try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except UnicodeDecodeError:
-        raise ConfigError(f"training config {str(p)!r} is not UTF-8 text") from None
-    except yaml.YAMLError as exc:
-        first = str(exc).splitlines()[0]
-        raise ConfigError(f"training config {str(p)!r} is not valid YAML: {first}") from None
+    raw = read_yaml(p, "training config")
     return validate_config(raw, source=str(p))
 
 

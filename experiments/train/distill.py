@@ -34,7 +34,9 @@ from agents.learned.fit import fit_theta
 from agents.learned.model import MODEL_FILE, load_model, save_model
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
+from envs.core.textfile import parse_json, read_text
 from experiments.common.ray_setup import init_ray
+from experiments.common.writes import write_atomic
 from experiments.eval.stats import paired_comparison
 from experiments.eval.suites import load_suite
 
@@ -170,7 +172,7 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
     state: dict[str, Any] = {"iteration": -1, "evaluations": [], "best": None, "config": config}
     theta = module.greedy_theta(preset)
     if resume and state_path.is_file():
-        state = json.loads(state_path.read_text())
+        state = read_state(state_path)
         found = last_checkpoint(run_dir)
         state["iteration"], theta = found if found is not None else (-1, theta)
         state["evaluations"] = [e for e in state["evaluations"] if e["iteration"] <= state["iteration"]]
@@ -218,9 +220,15 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
 
 
 def _write_state(path: Path, state: dict[str, Any]) -> None:
-    tmp = path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(state, indent=1) + "\n")
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(state, indent=1) + "\n")
+
+
+def read_state(path: Path) -> dict[str, Any]:
+    """A run's ``state.json`` (size, line length and nesting limited); ConfigError naming it."""
+    state = parse_json(read_text(path, "distillation state"), f"distillation state {path}")
+    if not isinstance(state, dict):
+        raise ConfigError(f"{str(path)!r} is corrupt (not a JSON object)")
+    return state
 
 
 def check_resumable(config: dict[str, Any], run_dir: Path) -> None:
@@ -229,10 +237,9 @@ def check_resumable(config: dict[str, Any], run_dir: Path) -> None:
     path = run_dir / STATE_FILE
     if not path.is_file():
         raise ConfigError(f"{str(run_dir)!r} holds no distillation run (no {STATE_FILE})")
-    try:
-        saved = json.loads(path.read_text())["config"]
-    except (ValueError, KeyError, TypeError):
-        raise ConfigError(f"{str(path)!r} is corrupt") from None
+    saved = read_state(path).get("config")
+    if not isinstance(saved, dict):
+        raise ConfigError(f"{str(path)!r} is corrupt (no config)")
     def learning(c: dict[str, Any]) -> dict[str, Any]:
         return {**c, "run": {k: v for k, v in c.get("run", {}).items() if k != "iterations"}}
 

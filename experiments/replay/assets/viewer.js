@@ -175,7 +175,7 @@ function decisionPanel(step) {
          stats.map(k => `<th>${esc(k)}</th>`).join("") + "</tr>";
     step.candidates.forEach((c, i) => {
       s += `<tr class="${c.chosen ? "chosen" : ""}" data-action="${c.action}"><td>${i + 1}${c.chosen ? " &#9733;" : ""}</td>` +
-           `<td>${esc(c.label)}</td>` + stats.map(k => `<td>${c.stats[k] === undefined ? "" : c.stats[k]}</td>`).join("") + "</tr>";
+           `<td>${esc(c.label)}</td>` + stats.map(k => `<td>${c.stats[k] === undefined ? "" : esc(c.stats[k])}</td>`).join("") + "</tr>";
     });
     s += "</table>";
   } else {
