@@ -9,7 +9,8 @@ candidate model fitted to search labels; ``--iterations`` counts its iterations)
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,9 @@ from envs.core.install import require
 from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import address_option
 from experiments.train import distill, expert_iteration
+from experiments.train.checkpoints import is_hidden
 from experiments.train.config import load_config
+from experiments.train.console import library_log
 from experiments.train.distill_config import load_config as load_distill_config
 from experiments.train.exit_config import load_config as load_exit_config
 from experiments.train.imitation import parse_init
@@ -38,7 +41,10 @@ ALGOS = ("ppo", "expert-iteration", "distill")
               help="ppo, expert-iteration or distill (a linear candidate model fitted to search labels).")
 @click.option("--generations", type=int, default=None,
               help="Expert iteration: the run's total number of generations (default run.generations).")
-@click.option("--timesteps", type=int, default=None, help="Stop after this many sampled env steps.")
+@click.option("--timesteps", type=int, default=None,
+              help="PPO: stop after this many sampled env steps (default run.timesteps). They count "
+                   "PPO only: the warm start before it (the config's imitation: teacher games and epochs) "
+                   "is extra; --init none skips it.")
 @click.option("--time-budget", type=float, default=None,
               help="Stop PPO after this many seconds of it (the warm start not counted).")
 @click.option("--wall-budget", type=float, default=None,
@@ -50,8 +56,10 @@ ALGOS = ("ppo", "expert-iteration", "distill")
 @click.option("--device", type=click.Choice(["cpu", "cuda"]), default="cpu", help="Learner device.")
 @click.option("--seed", type=int, default=None, help="Training seed (default: run.seed of the config).")
 @click.option("--init", "init", default=None,
-              help="Warm start: teacher:<agent spec> (imitation before PPO, e.g. teacher:greedy) or "
-                   "policy:<policy.pt or run folder> (continue from a trained network).")
+              help="Warm start: teacher:<agent spec> (imitation before PPO, e.g. teacher:greedy), "
+                   "policy:<policy.pt or run folder> (continue from a trained network) or none (fresh "
+                   "weights: skips the config's warm start). Default: the config's imitation.teacher "
+                   "(expert iteration: its init).")
 @click.option("--iterations", type=int, default=None,
               help="Stop after this many PPO iterations (distill: the run's total iterations).")
 @click.option("--json", "as_json", is_flag=True, help="Print the final trainer state as JSON.")
@@ -91,9 +99,10 @@ def train(game: str, config_path: str, algo: str, generations: int | None, times
         if seconds is not None and not seconds > 0:
             raise ConfigError(f"{name} must be > 0 seconds, got {seconds}")
     run_dir = run_folder(config, resume, out, resume_point, check_resumable)
-    state = run_training(config, run_dir, resume=bool(resume), timesteps=timesteps, time_budget=time_budget,
-                         wall_budget=wall_budget, address=address, device=device, seed=seed, init=init,
-                         progress=not as_json, max_iterations=iterations)
+    with quiet_libraries(run_dir, as_json):
+        state = run_training(config, run_dir, resume=bool(resume), timesteps=timesteps,
+                             time_budget=time_budget, wall_budget=wall_budget, address=address, device=device,
+                             seed=seed, init=init, progress=not as_json, max_iterations=iterations)
     summary = {k: state[k] for k in ("iteration", "timesteps", "best_score", "stopped_by")}
     summary["evaluations"] = state["evaluations"][-1:] if state["evaluations"] else []
     summary["out"] = str(run_dir)
@@ -130,11 +139,25 @@ def run_folder(config: dict[str, Any], resume: str | None, out: str | None,
     if resume:
         resume_point(run_dir)  # a folder without a complete checkpoint fails here, before anything is made
         check_resumable(config, run_dir)
-    elif (run_dir / "checkpoints").is_dir():
+    elif any(not is_hidden(p) for p in _entries(run_dir / "checkpoints")):
         raise ConfigError(f"{str(run_dir)!r} already holds a training run: continue it with --resume "
                           f"{run_dir}, or give another --out")
     prepare_out_dir(run_dir, "--resume" if resume else "--out")
     return run_dir
+
+
+def _entries(folder: Path) -> list[Path]:
+    return list(folder.iterdir()) if folder.is_dir() else []
+
+
+@contextmanager
+def quiet_libraries(run_dir: Path, as_json: bool) -> Iterator[None]:
+    """Ray, RLlib and Python warnings into ``run_dir/library.log`` while training (a line after a
+    finished run says where; an error stays one line)."""
+    with library_log(run_dir) as path:
+        yield
+    if not as_json:
+        click.echo(f"library messages (Ray, RLlib, warnings): {path}", err=True)
 
 
 def train_expert_iteration(game: str, config_path: str, generations: int | None, resume: str | None,
@@ -144,9 +167,10 @@ def train_expert_iteration(game: str, config_path: str, generations: int | None,
     config = load_exit_config(config_path)
     check_run_options(config, config_path, game, {"--generations": generations}, seed, init)
     run_dir = run_folder(config, resume, out, expert_iteration.resume_point, expert_iteration.check_resumable)
-    state = expert_iteration.run_expert_iteration(
-        config, run_dir, resume=bool(resume), generations=generations, address=address, seed=seed, init=init,
-        progress=not as_json)
+    with quiet_libraries(run_dir, as_json):
+        state = expert_iteration.run_expert_iteration(
+            config, run_dir, resume=bool(resume), generations=generations, address=address, seed=seed,
+            init=init, progress=not as_json)
     history = state["history"]
     summary = {"generation": state["generation"], "stopped_by": state["stopped_by"],
                "accepted": sum(bool(h["accepted"]) for h in history), "last": history[-1:],
@@ -166,8 +190,9 @@ def train_distill(game: str, config_path: str, iterations: int | None, resume: s
     config = load_distill_config(config_path)
     check_run_options(config, config_path, game, {"--iterations": iterations}, None, None)
     run_dir = run_folder(config, resume, out, distill.resume_point, distill.check_resumable)
-    state = distill.run_distill(config, run_dir, resume=bool(resume), address=address, iterations=iterations,
-                                progress=not as_json)
+    with quiet_libraries(run_dir, as_json):
+        state = distill.run_distill(config, run_dir, resume=bool(resume), address=address,
+                                    iterations=iterations, progress=not as_json)
     summary = {"iteration": state["iteration"], "best": state["best"], "out": str(run_dir)}
     if as_json:
         click.echo(json.dumps(summary, indent=1))

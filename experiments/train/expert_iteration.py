@@ -69,10 +69,12 @@ from tqdm import tqdm
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 from experiments.common.ray_setup import init_ray
+from experiments.train.checkpoints import is_hidden, recover, state_is_complete, write_folder
+from experiments.train.console import console
 from experiments.train.evaluation import TrainingEvaluator
 from experiments.train.exit_data import GATING, check_search, generation_seeds, load_window, self_play
 from experiments.train.exit_gating import gate, record_fields
-from experiments.train.imitation import fit, imitate, parse_init
+from experiments.train.imitation import NO_INIT, fit, imitate, parse_init
 from experiments.train.ppo import StopFlag
 from experiments.train.ppo import check_resumable as check
 
@@ -123,18 +125,26 @@ def checkpoint_dirs(out: Path) -> list[Path]:
     root = out / "checkpoints"
     if not root.is_dir():
         return []
-    found = [p for p in root.iterdir() if (p / STATE_FILE).is_file() and (p / "policy.pt").is_file()]
+    found = [p for p in root.iterdir() if not is_hidden(p) and (p / STATE_FILE).is_file()
+             and (p / "policy.pt").is_file()]
     return sorted(found, key=lambda p: -1 if p.name == INIT_DIR else int(p.name.rpartition("_")[2] or -1))
 
 
+def is_complete(path: Path) -> bool:
+    return state_is_complete(path, STATE_FILE, "policy.pt")
+
+
 def resume_point(out: Path) -> Path:
-    """The last complete checkpoint of a run folder (ConfigError when there is none)."""
+    """The last complete checkpoint of a run folder (ConfigError when there is none); what a kill
+    left half-written is finished or skipped first, with one line each (:func:`recover`)."""
     if not out.is_dir():
         raise ConfigError(f"--resume: {str(out)!r} is not a training run folder")
+    recover(out / "checkpoints", is_complete)
     found = checkpoint_dirs(out)
     if not found:
         raise ConfigError(f"--resume: no complete expert-iteration checkpoint under "
-                          f"{str(out / 'checkpoints')!r}")
+                          f"{str(out / 'checkpoints')!r} (the run stopped before its first one): start it "
+                          f"again with --out {out}")
     return found[-1]
 
 
@@ -146,18 +156,20 @@ def load_state(path: Path) -> dict[str, Any]:
 
 
 def save_checkpoint(out: Path, net, config: dict[str, Any], state: dict[str, Any], keep: int = 3) -> Path:
-    """``checkpoints/gen_NNN`` (or ``init``): the accepted network and the state (written last);
-    also ``OUT/policy.pt`` and ``OUT/best/policy.pt``. The newest ``keep`` generations are kept."""
+    """``checkpoints/gen_NNN`` (or ``init``): the accepted network and the state (written last, in a
+    temporary folder renamed into place: see :mod:`experiments.train.checkpoints`); also
+    ``OUT/policy.pt`` and ``OUT/best/policy.pt``. The newest ``keep`` generations are kept."""
     name = INIT_DIR if state["generation"] < 0 else f"gen_{state['generation']:03d}"
-    path = out / "checkpoints" / name
-    if path.exists():
-        shutil.rmtree(path)
-    accepted = save_network(path / "policy.pt", net, config, {"generation": state["generation"]})
+
+    def write(folder: Path) -> None:
+        save_network(folder / "policy.pt", net, config, {"generation": state["generation"]})
+        (folder / STATE_FILE).write_text(json.dumps(state, indent=1), encoding="utf-8")
+
+    path = write_folder(out / "checkpoints" / name, write)
     for target in (out / "policy.pt", out / "best" / "policy.pt"):
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(accepted, target.with_name("policy.pt.tmp"))
+        shutil.copyfile(path / "policy.pt", target.with_name("policy.pt.tmp"))
         target.with_name("policy.pt.tmp").replace(target)
-    (path / STATE_FILE).write_text(json.dumps(state, indent=1), encoding="utf-8")
     generations = [p for p in checkpoint_dirs(out) if p.name != INIT_DIR]
     for old in generations[:-keep]:
         shutil.rmtree(old, ignore_errors=True)
@@ -257,6 +269,7 @@ def run_expert_iteration(config: dict[str, Any], out: Path, *, resume: bool = Fa
     out.mkdir(parents=True, exist_ok=True)
     (out / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
     init = init or config["init"]
+    init = None if init == NO_INIT else init
     if checkpoint is not None:
         probe = load_network(checkpoint / "policy.pt", config)
     else:  # an --init policy file is read here too: a bad one fails before Ray starts
@@ -281,7 +294,7 @@ def run_expert_iteration(config: dict[str, Any], out: Path, *, resume: bool = Fa
         rng = np.random.default_rng()
         rng.bit_generator.state = state["rng"]
         bar = tqdm(total=total, initial=min(total, state["generation"] + 1), desc="expert iteration",
-                   unit="gen", disable=not progress, dynamic_ncols=True)
+                   unit="gen", disable=not progress, dynamic_ncols=True, file=console())
         while state["generation"] + 1 < total and not flag.stop:
             generation = state["generation"] + 1
             net, path, record = run_generation(config, out, generation, net, state, rng, lambda: flag.stop,

@@ -25,6 +25,7 @@ from agents.base import make_agent
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 from envs.core.rng import numpy_generator
+from experiments.train.console import console
 from experiments.train.weights import module_ids, module_state_from_network, set_module_weights
 
 
@@ -106,12 +107,19 @@ def search_target(agent, legal: np.ndarray, top_k: int) -> tuple[np.ndarray, np.
     return actions, probs
 
 
+#: ``--init none``: no warm start (fresh weights), whatever the config's teacher
+NO_INIT = "none"
+
+
 def parse_init(init: str) -> tuple[str, str]:
-    """``teacher:greedy`` -> ("teacher", "greedy"); ``policy:runs/x`` -> ("policy", "runs/x")."""
+    """``teacher:greedy`` -> ("teacher", "greedy"); ``policy:runs/x`` -> ("policy", "runs/x");
+    ``none`` -> ("none", "")."""
+    if init.strip() == NO_INIT:
+        return NO_INIT, ""
     kind, _, spec = init.partition(":")
     if kind not in ("teacher", "policy") or not spec.strip():
-        raise ConfigError(f"--init must look like teacher:<agent spec> (e.g. teacher:greedy) or "
-                          f"policy:<policy.pt or run folder>, got {init!r}")
+        raise ConfigError(f"--init must look like teacher:<agent spec> (e.g. teacher:greedy), "
+                          f"policy:<policy.pt or run folder> or none, got {init!r}")
     return kind, spec.strip()
 
 
@@ -181,32 +189,38 @@ def play_teacher_games(game_name: str, game_options: dict[str, Any], teacher: st
                           np.asarray(returns, np.float32), np.asarray(game_of, np.int64), **targets)
 
 
+#: teacher games per Ray task at most, so the progress bar moves every few seconds
+CHUNK_GAMES = 25
+
+
 def collect(game_name: str, game_options: dict[str, Any], teacher: str, seeds: list[int],
             workers: int, progress: bool = True, top_k: int = 0, desc: str | None = None) -> Demonstrations:
     """Teacher games split into chunks played as Ray tasks (Ray must be initialised)."""
     import ray
     remote = ray.remote(num_cpus=1)(play_teacher_games)
-    chunks = [seeds[i::max(1, workers * 4)] for i in range(max(1, workers * 4))]
-    refs = [remote.remote(game_name, game_options, teacher, chunk, top_k) for chunk in chunks if chunk]
+    count = max(1, workers * 4, -(-len(seeds) // CHUNK_GAMES))
+    chunks = [chunk for chunk in (seeds[i::count] for i in range(count)) if chunk]
+    refs = {remote.remote(game_name, game_options, teacher, chunk, top_k): len(chunk) for chunk in chunks}
     parts = []
-    with tqdm(total=len(refs), desc=desc or f"teacher {teacher}", unit="chunk", disable=not progress,
-              leave=False) as bar:
+    with tqdm(total=len(seeds), desc=desc or f"teacher {teacher}", unit="game", disable=not progress,
+              leave=False, dynamic_ncols=True, file=console()) as bar:
         pending = list(refs)
         while pending:
             done, pending = ray.wait(pending, num_returns=1)
             parts.append(ray.get(done[0]))
-            bar.update(1)
+            bar.update(refs[done[0]])
     return Demonstrations.concat(parts)
 
 
 def fit(net, data: Demonstrations, epochs: int, batch_size: int, lr: float, value_weight: float,
-        seed: int = 0, on_epoch=None, stop=None) -> list[dict[str, float]]:
+        seed: int = 0, on_epoch=None, stop=None, progress: bool = False) -> list[dict[str, float]]:
     """Masked cross-entropy on the teacher's actions (or, when ``data`` has soft targets, on their
     distribution) + value loss; 10% of games held out.
 
     Returns per-epoch metrics: train loss, policy loss, value loss, train and held-out accuracy
     (how often the network's masked argmax is the teacher's chosen action).
-    ``stop()`` returning True ends the fit after the current epoch (Ctrl-C in ``train``)."""
+    ``stop()`` returning True ends the fit after the current epoch (Ctrl-C in ``train``); ``progress``
+    shows a bar of each epoch's batches."""
     import torch
     from torch.nn import functional as F
 
@@ -253,7 +267,9 @@ def fit(net, data: Demonstrations, epochs: int, batch_size: int, lr: float, valu
         net.train()
         order = rng.permutation(train_idx)
         totals = np.zeros(3)
-        for start in range(0, order.size, batch_size):
+        starts = tqdm(range(0, order.size, batch_size), desc=f"imitation epoch {epoch + 1}/{epochs}",
+                      unit="batch", disable=not progress, leave=False, dynamic_ncols=True, file=console())
+        for start in starts:
             idx = order[start:start + batch_size]
             obs, mask, act, ret = batch(idx)
             logits, value = net(obs, mask)
@@ -307,6 +323,9 @@ def imitate(config: dict[str, Any], init: str, writer, progress: bool = True, st
     game = make_game(config["game"], **config["game_options"])
     make_agent(teacher, game)  # a bad teacher spec fails here, before any game is played
     seed0 = 10_000_000 + int(config["run"]["seed"]) * 100_000  # away from the eval and test seeds
+    if progress:
+        print(f"warm start: {teacher} plays {im['games']:,} teacher games, then {im['epochs']} imitation "
+              f"epochs (--init none skips it)", flush=True)
     data = collect(config["game"], config["game_options"], teacher, list(range(seed0, seed0 + im["games"])),
                    im["workers"], progress)
     net = BoardPolicyValueNet(game.layout(), NetConfig.from_dict(config["network"]))
@@ -319,6 +338,6 @@ def imitate(config: dict[str, Any], init: str, writer, progress: bool = True, st
                   f"accuracy {metrics['train_accuracy']:.3f} (held-out {metrics['heldout_accuracy']:.3f})")
 
     history = fit(net, data, im["epochs"], im["batch_size"], im["lr"], im["value_weight"],
-                  seed=int(config["run"]["seed"]), on_epoch=log, stop=stop)
+                  seed=int(config["run"]["seed"]), on_epoch=log, stop=stop, progress=progress)
     writer.add_scalar("imitation/decisions", len(data), 0)
     return net, history

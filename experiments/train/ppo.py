@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 import yaml
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import Progress, TextColumn
 
 from envs.cartographers import env as cartographers_env
 from envs.cascadia import env as cascadia_env
@@ -40,9 +40,11 @@ from envs.core.errors import ConfigError
 from envs.dorfromantik import env as dorfromantik_env
 from experiments.common.ray_setup import init_ray
 from experiments.train.candidates import candidate_env_config, initial_theta, make_candidate_env
+from experiments.train.checkpoints import is_hidden, recover, state_is_complete, write_folder
 from experiments.train.config import is_candidate_config, is_multiplayer
+from experiments.train.console import fit_line
 from experiments.train.evaluation import TrainingEvaluator
-from experiments.train.imitation import load_initial_policy, warm_start
+from experiments.train.imitation import NO_INIT, load_initial_policy, warm_start
 from experiments.train.weights import (
     MAIN_MODULE,
     get_module_weights,
@@ -200,28 +202,34 @@ def headline(metrics: dict[str, float], module_id: str) -> dict[str, float]:
 # ---- checkpoints ----------------------------------------------------------------------------
 
 def checkpoint_dirs(out: Path) -> list[Path]:
-    """Complete checkpoints (those whose trainer_state.json was written), oldest first."""
+    """Checkpoints whose trainer_state.json was written (the last file of one), oldest first."""
     root = out / "checkpoints"
     if not root.is_dir():
         return []
-    return sorted(p for p in root.iterdir() if p.is_dir() and (p / STATE_FILE).is_file())
+    return sorted(p for p in root.iterdir() if p.is_dir() and not is_hidden(p) and (p / STATE_FILE).is_file())
+
+
+def is_complete(path: Path) -> bool:
+    """The trainer state parses and the policy file is there (RLlib's files are written before both)."""
+    return state_is_complete(path, STATE_FILE, "policy.pt")
 
 
 def save_checkpoint(algo, out: Path, config: dict[str, Any], state: dict[str, Any], keep: int = 3) -> Path:
-    """RLlib checkpoint + trainer state + policy.pt in ``checkpoints/iter_N``; also ``OUT/policy.pt``.
+    """RLlib checkpoint + policy.pt + trainer state in ``checkpoints/iter_N``; also ``OUT/policy.pt``.
 
-    The trainer state is written last, so a checkpoint interrupted while being written is never
-    taken for a complete one. Only the newest ``keep`` checkpoints are kept."""
-    path = out / "checkpoints" / f"iter_{state['iteration']:06d}"
-    if path.exists():
-        shutil.rmtree(path)
-    algo.save_to_path(str(path.resolve()))
-    weights = get_module_weights(algo, trained_module_id(config))
-    meta = {"iteration": state["iteration"], "timesteps": state["timesteps"]}
-    save_policy_file(path / "policy.pt", config, weights, meta)
+    Written to a temporary folder renamed into place (the trainer state last), so a kill while it is
+    written leaves the previous checkpoints intact (see :mod:`experiments.train.checkpoints`). Only
+    the newest ``keep`` checkpoints are kept."""
+    def write(folder: Path) -> None:
+        algo.save_to_path(str(folder.resolve()))
+        weights = get_module_weights(algo, trained_module_id(config))
+        meta = {"iteration": state["iteration"], "timesteps": state["timesteps"]}
+        save_policy_file(folder / "policy.pt", config, weights, meta)
+        (folder / STATE_FILE).write_text(json.dumps(state, indent=1), encoding="utf-8")
+
+    path = write_folder(out / "checkpoints" / f"iter_{state['iteration']:06d}", write)
     shutil.copyfile(path / "policy.pt", out / "policy.pt.tmp")
     (out / "policy.pt.tmp").replace(out / "policy.pt")
-    (path / STATE_FILE).write_text(json.dumps(state, indent=1), encoding="utf-8")
     for old in checkpoint_dirs(out)[:-keep]:
         shutil.rmtree(old, ignore_errors=True)
     return path
@@ -255,12 +263,15 @@ def check_resumable(config: dict[str, Any], out: Path) -> None:
 
 
 def resume_point(out: Path) -> Path:
-    """The last complete checkpoint of a run folder (ConfigError when there is none)."""
+    """The last complete checkpoint of a run folder (ConfigError when there is none); what a kill
+    left half-written is finished or skipped first, with one line each (:func:`recover`)."""
     if not out.is_dir():
         raise ConfigError(f"--resume: {str(out)!r} is not a training run folder")
+    recover(out / "checkpoints", is_complete)
     found = checkpoint_dirs(out)
     if not found:
-        raise ConfigError(f"--resume: no complete checkpoint under {str(out / 'checkpoints')!r}")
+        raise ConfigError(f"--resume: no complete checkpoint under {str(out / 'checkpoints')!r} (the run "
+                          f"stopped before its first one): start it again with --out {out}")
     return found[-1]
 
 
@@ -304,7 +315,7 @@ def run_training(config: dict[str, Any], out: Path, *, resume: bool = False, tim
     seed = run["seed"] if seed is None else seed
     target = timesteps or run["timesteps"]
     budget = time_budget if time_budget is not None else run["time_budget"]
-    if init and is_candidate_config(config):
+    if init and init != NO_INIT and is_candidate_config(config):
         raise ConfigError("--init: a candidate network starts from network.init (greedy or a model.json)")
     checkpoint = resume_point(out) if resume else None
     if checkpoint is not None:
@@ -335,11 +346,11 @@ def run_training(config: dict[str, Any], out: Path, *, resume: bool = False, tim
     with StopFlag() as flag:  # Ctrl-C during the warm start stops after it, with a checkpoint
         if checkpoint is None:
             configured = config["imitation"]["teacher"]
-            teacher = init or (f"teacher:{configured}" if configured else None)
-            if teacher and teacher.startswith("policy:"):
+            teacher = init or (f"teacher:{configured}" if configured else NO_INIT)
+            if teacher.startswith("policy:"):
                 load_initial_policy(algo, config, teacher)
                 evaluate_and_log(algo, config, evaluator, writer, out, state, mid, step=0)
-            elif teacher:
+            elif teacher != NO_INIT:
                 warm_start(algo, config, teacher, writer, out, mid, progress=progress, stop=lambda: flag.stop)
                 evaluate_and_log(algo, config, evaluator, writer, out, state, mid, step=0)
             if league is not None:
@@ -410,34 +421,52 @@ def evaluate_and_log(algo, config: dict[str, Any], evaluator, writer, out: Path,
 
 
 class _progress:
-    """A rich progress bar with the latest iteration's numbers (or nothing)."""
+    """A one-line rich progress display with the latest iteration's numbers (or nothing), cut to the
+    console's width: the fields that matter most first (:func:`progress_fields`)."""
 
     def __init__(self, enabled: bool, total: int, done: int):
         self.enabled, self.total, self.done = enabled, total, done
-        self.last_eval = ""
+        self.started = time.monotonic()
+        self.last_eval: dict[str, float] | None = None
 
     def __enter__(self) -> _progress:
         if self.enabled:
-            self.progress = Progress(TextColumn("[bold]train"), BarColumn(),
-                                     TextColumn("{task.completed:,}/{task.total:,} steps"),
-                                     TimeElapsedColumn(), TextColumn("{task.description}"))
+            self.progress = Progress(TextColumn("{task.description}"))
             self.progress.start()
-            self.task = self.progress.add_task("", total=self.total, completed=self.done)
+            self.task = self.progress.add_task(self._line([f"train {self.done:,}/{self.total:,} env steps"]),
+                                               total=self.total, completed=self.done)
         return self
+
+    def _line(self, fields: list[str]) -> str:
+        return fit_line(fields, self.progress.console.width - 1)
 
     def update(self, state: dict[str, Any], head: dict[str, float], steps_per_s: float,
                evaluation: dict[str, float] | None) -> None:
         if not self.enabled:
             return
-        if evaluation is not None:
-            key = "mean_evaluation" if "mean_evaluation" in evaluation else "mean_score"
-            self.last_eval = (f" | eval {evaluation[key]:.1f} (vs greedy {evaluation['diff_vs_greedy']:+.1f} "
-                              f"[{evaluation['diff_vs_greedy_ci_low']:+.1f}, "
-                              f"{evaluation['diff_vs_greedy_ci_high']:+.1f}])")
-        text = (f"it {state['iteration']} return {head['return']:.1f} entropy {head['entropy']:.2f} "
-                f"kl {head['kl']:.4f} {steps_per_s:,.0f} steps/s{self.last_eval}")
-        self.progress.update(self.task, completed=min(state["timesteps"], self.total), description=text)
+        self.last_eval = evaluation or self.last_eval
+        fields = progress_fields(state, self.total, head, steps_per_s, self.last_eval,
+                                 time.monotonic() - self.started)
+        self.progress.update(self.task, completed=min(state["timesteps"], self.total),
+                             description=self._line(fields))
 
     def __exit__(self, *exc: Any) -> None:
         if self.enabled:
             self.progress.stop()
+
+
+def progress_fields(state: dict[str, Any], total: int, head: dict[str, float], steps_per_s: float,
+                    evaluation: dict[str, float] | None, seconds: float) -> list[str]:
+    """The progress line's fields, most important first (:func:`fit_line` drops from the end)."""
+    minutes, secs = divmod(int(seconds), 60)
+    fields = [f"train {min(state['timesteps'], total):,}/{total:,}", f"it {state['iteration']}",
+              f"return {head['return']:.1f}"]
+    if evaluation is not None:
+        key = "mean_evaluation" if "mean_evaluation" in evaluation else "mean_score"
+        fields.append(f"eval {evaluation[key]:.1f} ({evaluation['diff_vs_greedy']:+.1f} vs greedy)")
+    fields += [f"{steps_per_s:,.0f} steps/s", f"{minutes}:{secs:02d}", f"entropy {head['entropy']:.2f}",
+               f"kl {head['kl']:.4f}"]
+    if evaluation is not None:
+        fields.append(f"CI [{evaluation['diff_vs_greedy_ci_low']:+.1f}, "
+                      f"{evaluation['diff_vs_greedy_ci_high']:+.1f}]")
+    return fields

@@ -344,12 +344,13 @@ def test_train_cli_refuses_bad_input_in_one_line(tmp_path, capsys):
     (tmp_path / "afile").write_text("x")
     cases.append((["train", "cartographers", "--config", str(REPO / "configs/ppo/cartographers_solo.yaml"),
                    "--out", str(tmp_path / "afile" / "sub")], "--out"))
-    (tmp_path / "old" / "checkpoints").mkdir(parents=True)
+    (tmp_path / "old" / "checkpoints" / "iter_000001").mkdir(parents=True)
     cases.append((["train", "cartographers", "--config", str(REPO / "configs/ppo/cartographers_solo.yaml"),
                    "--out", str(tmp_path / "old")], "already holds a training run"))
     run_dir = tmp_path / "done"
     (run_dir / "checkpoints" / "iter_000001").mkdir(parents=True)
     (run_dir / "checkpoints" / "iter_000001" / "trainer_state.json").write_text("{}")
+    (run_dir / "checkpoints" / "iter_000001" / "policy.pt").write_text("x")
     saved = validate_config({"game": "cartographers", "network": {"width": 8}})
     (run_dir / "config.yaml").write_text(yaml.safe_dump(saved))
     cases.append((["train", "cartographers", "--config", solo, "--resume", str(run_dir)],
