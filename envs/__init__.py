@@ -2,9 +2,10 @@
 
 Importing ``envs`` registers the environment ids with Gymnasium:
 ``meeplelab/Cartographers-v0``, ``meeplelab/Cascadia-v0``, ``meeplelab/Dorfromantik-v0``. Each takes
-``action_space="plain"`` (the default) or ``"candidates"`` (:mod:`envs.core.candidate_env`). Cartographers
-and Cascadia also have a vector entry point: ``gymnasium.make_vec(id, num_envs=N)`` returns their batched
-numba vector env (:func:`envs.core.vector_env.make_vector_env`, next-step autoreset).
+``action_space="plain"`` (the default) or ``"candidates"`` (:mod:`envs.core.candidate_env`). Every id also
+has a vector entry point: ``gymnasium.make_vec(id, num_envs=N, vectorization_mode="vector_entry_point")``
+returns the game's batched numba vector env (:func:`envs.core.vector_env.make_vector_env`, next-step
+autoreset).
 """
 
 import importlib
@@ -30,6 +31,7 @@ _ENVS = {
 _VECTOR_ENVS = {
     "meeplelab/Cartographers-v0": "envs.cartographers.vector_env:CartographersVectorEnv",
     "meeplelab/Cascadia-v0": "envs.cascadia.vector_env:CascadiaVectorEnv",
+    "meeplelab/Dorfromantik-v0": "envs.dorfromantik.vector_env:DorfromantikVectorEnv",
 }
 
 for _env_id, _entry in _ENVS.items():

@@ -18,7 +18,7 @@ from envs.core.registry import GAMES
 from experiments.common.tables import print_table
 
 #: what `meeplelab bench` can measure besides the games
-EXTRA_BENCHES = ("agents", "learned", "ppo", "simulate")
+EXTRA_BENCHES = ("agents", "learned", "ppo", "simulate", "vector")
 
 
 def run_game_bench(game: str, quick: bool = False) -> dict:
@@ -49,7 +49,8 @@ def flat_figures(figures: dict, prefix: str = "") -> dict:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of a table.")
 @click.option("--quick", is_flag=True, help="Fewer repetitions (a smoke run, noisier figures).")
 def bench(game: str, as_json: bool, quick: bool) -> None:
-    """Benchmark GAME (cartographers, cascadia, dorfromantik, agents, learned, ppo, simulate or all)."""
+    """Benchmark GAME (cartographers, cascadia, dorfromantik, agents, learned, ppo, simulate, vector
+    or all)."""
     names = list(GAMES) + list(EXTRA_BENCHES)
     games = [g for g in names if importlib.util.find_spec(f"experiments.bench.{g}")] if game == "all" \
         else [game]

@@ -74,8 +74,8 @@ def vector_creator(game: str, players: int) -> Any | None:
     """A natively batched vector-env creator for the game, where one exists (solo games)."""
     if players != 1:
         return None
-    target = {"cartographers": "envs.cartographers.vector_env",
-              "cascadia": "envs.cascadia.vector_env"}.get(game)
+    target = {"cartographers": "envs.cartographers.vector_env", "cascadia": "envs.cascadia.vector_env",
+              "dorfromantik": "envs.dorfromantik.vector_env"}.get(game)
     if target is None:
         return None
     try:

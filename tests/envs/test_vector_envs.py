@@ -1,4 +1,4 @@
-"""The natively batched vector envs (solo Cartographers and Cascadia).
+"""The natively batched vector envs (solo Cartographers, Cascadia, Dorfromantik).
 
 Gymnasium 1.2.2 has no checker for vector envs (``gymnasium.utils.env_checker`` takes single envs
 only), so the reference here is gymnasium's own ``SyncVectorEnv`` over the single env in next-step
@@ -19,14 +19,20 @@ from envs.cartographers.vector_env import make_vector_env as make_cartographers
 from envs.cascadia.env import CascadiaEnv
 from envs.cascadia.vector_env import make_vector_env as make_cascadia
 from envs.core.errors import ConfigError, IllegalActionError
+from envs.dorfromantik.env import DorfromantikEnv
+from envs.dorfromantik.vector_env import make_vector_env as make_dorfromantik
 from experiments.bench.vector import random_legal_actions
 
-GAMES = {"cartographers": (make_cartographers, CartographersEnv), "cascadia": (make_cascadia, CascadiaEnv)}
+GAMES = {"cartographers": (make_cartographers, CartographersEnv), "cascadia": (make_cascadia, CascadiaEnv),
+         "dorfromantik": (make_dorfromantik, DorfromantikEnv)}
 
 
 #: (game, options) of the sync comparison: solo both, and Cascadia with opponents in the other seats
 SETTINGS = [("cartographers", {}), ("cascadia", {}), ("cascadia", {"players": 3, "opponent": "greedy"}),
-            ("cascadia", {"players": 2, "opponent": "random"})]
+            ("cascadia", {"players": 2, "opponent": "random"}), ("dorfromantik", {}),
+            ("dorfromantik", {"players": 3}),
+            # a window smaller than the board: its centre falls back to the legal positions' box
+            ("dorfromantik", {"window_radius": 4})]
 
 
 def _pair(game: str, n: int, options: dict) -> tuple[gym.vector.VectorEnv, SyncVectorEnv]:
@@ -78,7 +84,7 @@ def _run_against_sync(game: str, options: dict, n: int, seed: int, episodes: int
 
 @pytest.mark.parametrize(("game", "options"), SETTINGS)
 def test_sub_envs_play_the_single_envs_games_through_autoresets(game, options):
-    episodes = 3 if options.get("players", 1) == 1 else 2
+    episodes = 3 if options.get("players", 1) == 1 and game != "dorfromantik" else 2
     _run_against_sync(game, options, n=4 if episodes == 3 else 3, seed=40, episodes=episodes)
 
 
@@ -155,7 +161,7 @@ def test_bad_configs_fail_with_one_clear_line(game):
     with pytest.raises(ConfigError, match="num_envs must be an integer >= 1"):
         make({"num_envs": 0})
     with pytest.raises(ConfigError, match="solo games only" if game == "cartographers" else "players"):
-        make({"num_envs": 2, "players": 5})
+        make({"num_envs": 2, "players": 7 if game == "dorfromantik" else 5})
     if game == "cascadia":
         with pytest.raises(ConfigError, match="unknown"):
             make({"num_envs": 2, "players": 2, "opponent": "no-such-agent"})
@@ -188,6 +194,12 @@ def test_vector_entry_point_as_rllib_registers_it(game):
         ended += int(terms.sum())
         assert all(("score" in infos[i]) == bool(terms[i]) for i in range(5))
     assert ended > 0
+
+
+def test_dorfromantik_vector_env_plays_team_games_only():
+    with pytest.raises(ConfigError, match="team=True only"):
+        make_dorfromantik({"num_envs": 2, "team": False})
+    assert make_dorfromantik({"num_envs": 2, "team": True, "players": 2}).game.players == 2
 
 
 def test_random_legal_actions_draws_every_legal_action_and_nothing_else():

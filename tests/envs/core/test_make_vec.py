@@ -11,10 +11,12 @@ import envs  # noqa: F401  (registers the ids)
 from envs.cartographers.vector_env import CartographersVectorEnv
 from envs.cascadia.vector_env import CascadiaVectorEnv
 from envs.core.errors import ConfigError
+from envs.dorfromantik.vector_env import DorfromantikVectorEnv
 
 
 @pytest.mark.parametrize("env_id, cls", [("meeplelab/Cartographers-v0", CartographersVectorEnv),
-                                         ("meeplelab/Cascadia-v0", CascadiaVectorEnv)])
+                                         ("meeplelab/Cascadia-v0", CascadiaVectorEnv),
+                                         ("meeplelab/Dorfromantik-v0", DorfromantikVectorEnv)])
 def test_make_vec_returns_the_batched_env_and_plays(env_id, cls):
     vec = gymnasium.make_vec(env_id, num_envs=3, vectorization_mode="vector_entry_point")
     assert isinstance(vec, cls) and vec.num_envs == 3
@@ -24,7 +26,7 @@ def test_make_vec_returns_the_batched_env_and_plays(env_id, cls):
     expected, _ = direct.reset(seed=5)
     assert np.array_equal(obs["action_mask"], expected["action_mask"])  # the same games for the same seed
     rng = np.random.default_rng(0)
-    for _ in range(60):  # past the end of the first Cartographers games: the next-step autoreset
+    for _ in range(80):  # past the end of the first games (Cartographers, Dorfromantik): next-step autoreset
         # a finished game's mask is empty and its next action is ignored (that step resets it)
         actions = np.array([rng.choice(np.flatnonzero(m)) if m.any() else 0 for m in obs["action_mask"]])
         obs, rewards, _, _, _ = vec.step(actions)

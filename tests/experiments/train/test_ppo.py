@@ -417,3 +417,15 @@ def test_every_finite_number_of_a_result_is_logged_and_nothing_else():
                     "learners/main/vf_explained_var": 0.5, "np": 1.5}
     head = headline(flat, "main")
     assert head["entropy"] == 2.0 and head["return"] == 12.5 and head["kl"] == 0.01
+
+
+@pytest.mark.parametrize("game", ["cartographers", "cascadia", "dorfromantik"])
+def test_every_solo_game_trains_on_its_batched_vector_env(game):
+    """RLlib's runners get the game's numba vector env (``vectorized: true``), built from the same
+    env_config the single env takes; multiplayer configs have none."""
+    from experiments.train.ppo import vector_creator
+
+    env = vector_creator(game, 1)({"num_envs": 3, "reward": "score", "players": 1})
+    obs, _ = env.reset(seed=0)
+    assert env.num_envs == 3 and obs["action_mask"].shape[0] == 3
+    assert vector_creator(game, 2) is None
