@@ -40,14 +40,16 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AutoresetMode, SyncVectorEnv, VectorEnv
 from gymnasium.vector.utils import batch_space
 
+from envs.core.candidate_env import make_env
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.core.game import Game
 from envs.core.gym_env import MAX_GAME_SEED, merge_env_config, observation_space_for
@@ -219,12 +221,23 @@ class BatchedGameVectorEnv(VectorEnv):
 
 
 def make_vector_env(vector_class: str, num_envs: int = 1, env_class: str | None = None,
-                    action_space: str = "plain", **options: Any) -> BatchedGameVectorEnv:
+                    action_space: str = "plain", max_candidates: int | None = None,
+                    **options: Any) -> VectorEnv:
     """``gymnasium.make_vec(id, num_envs, vectorization_mode="vector_entry_point")``: the game's batched
-    vector env ``vector_class`` ("module:Class") with ``options``; ``env_class`` (the single env of the
-    same id, which the registration passes along) is not used."""
+    vector env ``vector_class`` ("module:Class") with ``options``. With ``action_space="candidates"``
+    a ``SyncVectorEnv`` of N candidate envs (``env_class``, the single env of the same id, which the
+    registration passes along), with next-step autoreset and the batched envs' seeds (sub-env i plays
+    game ``s + i`` after ``reset(seed=s)``): each decision's candidates are one compiled call per
+    sub-env, so there is no batched kernel to gain from."""
+    if action_space == "candidates":
+        if env_class is None:
+            raise ConfigError("action_space='candidates' needs the single env's class (env_class)")
+        build = partial(make_env, env_class=env_class, action_space="candidates",
+                        max_candidates=max_candidates, **options)
+        return SyncVectorEnv([build] * num_envs, autoreset_mode=AutoresetMode.NEXT_STEP)
     if action_space != "plain":
-        raise ConfigError(f"the batched vector envs take action_space='plain' only, got {action_space!r}; "
-                          "vectorize the candidate env with vectorization_mode='sync'")
+        raise ConfigError(f"action_space must be 'plain' or 'candidates', got {action_space!r}")
+    if max_candidates is not None:
+        raise ConfigError("max_candidates needs action_space='candidates'")
     module_name, class_name = vector_class.split(":")
     return getattr(importlib.import_module(module_name), class_name)(num_envs=num_envs, **options)
