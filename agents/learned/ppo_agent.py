@@ -12,11 +12,17 @@ its actions played at the turn's decisions by the learned module's ``LinearPolic
 greedy where a planned action is not legal), as the ``learned`` agent does.
 """
 
+# ruff: noqa: E402  (torch is checked for first, so a missing extra is one line)
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+
+from envs.core.install import require
+
+require("torch", extra="rl")  # one line naming the extra, as agents.ppo does
+
 import torch
 
 from agents.learned import game_module
