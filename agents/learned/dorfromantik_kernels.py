@@ -311,18 +311,10 @@ def playout_linear(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_fr
                    w_tasks, w_deck, w_meta, cell: int, rot: int, future_seed: np.uint64, rot_edges, task_type,
                    flag, theta, mask, values, score) -> int:
     """:func:`agents.search.placement_kernels.playout` with the linear policy ``theta`` playing the
-    rest of the game (:func:`play_linear`): the same copy, resampled future and first placement."""
-    w_cells[:] = cells
-    w_frontier[:] = frontier
-    w_placed[:] = placed
-    w_uf[:] = uf
-    w_tasks[:] = tasks
-    w_meta[:] = meta
-    stream = np.empty(1, np.uint64)
-    stream[0] = future_seed
-    DK.determinize_deck(deck, meta, w_deck, stream)
-    K.place(w_cells, w_frontier, w_placed, w_uf, w_tasks, w_meta, rot_edges, task_type, cell, rot)
-    K.advance(w_cells, w_frontier, w_deck, w_meta, rot_edges, task_type)
+    rest of the game (:func:`play_linear`) after the same start
+    (:func:`agents.search.placement_kernels.start_playout`)."""
+    DK.start_playout(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier, w_placed, w_uf,
+                     w_tasks, w_deck, w_meta, cell, rot, future_seed, rot_edges, task_type)
     play_linear(w_cells, w_frontier, w_placed, w_uf, w_tasks, w_deck, w_meta, rot_edges, task_type, flag,
                 theta, mask, values)
     K.score_breakdown(w_cells, w_placed, w_uf, w_meta, flag, score)

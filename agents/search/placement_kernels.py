@@ -56,13 +56,11 @@ def determinize_deck(src_deck, meta, deck, stream) -> None:
 
 
 @njit(cache=True)
-def playout(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier, w_placed, w_uf, w_tasks,
-            w_deck, w_meta, cell: int, rot: int, future_seed: np.uint64, greedy: bool, rot_edges, task_type,
-            flag, weights, mask, score) -> int:
-    """Copy the state into the ``w_*`` arrays, resample its hidden future from ``future_seed``, place
-    the drawn tile at ``cell``/``rot``, play to the end and return the final total. The playout's
-    own chance (greedy ties, random moves) continues the same stream, so candidates compared on one
-    seed see the same future."""
+def start_playout(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier, w_placed, w_uf,
+                  w_tasks, w_deck, w_meta, cell: int, rot: int, future_seed: np.uint64, rot_edges, task_type):
+    """The start every playout shares: copy the state into the ``w_*`` arrays, resample its hidden
+    future from ``future_seed``, place the drawn tile at ``cell``/``rot`` and draw the next; returns
+    the stream, which the playout's own chance continues."""
     w_cells[:] = cells
     w_frontier[:] = frontier
     w_placed[:] = placed
@@ -74,6 +72,19 @@ def playout(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier,
     determinize_deck(deck, meta, w_deck, stream)
     K.place(w_cells, w_frontier, w_placed, w_uf, w_tasks, w_meta, rot_edges, task_type, cell, rot)
     K.advance(w_cells, w_frontier, w_deck, w_meta, rot_edges, task_type)
+    return stream
+
+
+@njit(cache=True)
+def playout(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier, w_placed, w_uf, w_tasks,
+            w_deck, w_meta, cell: int, rot: int, future_seed: np.uint64, greedy: bool, rot_edges, task_type,
+            flag, weights, mask, score) -> int:
+    """Copy the state into the ``w_*`` arrays, resample its hidden future from ``future_seed``, place
+    the drawn tile at ``cell``/``rot``, play to the end and return the final total. The playout's
+    own chance (greedy ties, random moves) continues the same stream, so candidates compared on one
+    seed see the same future."""
+    stream = start_playout(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier, w_placed,
+                           w_uf, w_tasks, w_deck, w_meta, cell, rot, future_seed, rot_edges, task_type)
     if greedy:
         GK.play_greedy(w_cells, w_frontier, w_placed, w_uf, w_tasks, w_deck, w_meta, rot_edges, task_type,
                       flag, weights, stream, mask)
