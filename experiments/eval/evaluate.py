@@ -23,6 +23,8 @@ import importlib
 import io
 import itertools
 import json
+import sys
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -35,6 +37,7 @@ from agents.base import AGENTS, agent_label, parse_agent_spec
 from envs.core.errors import ConfigError
 from envs.core.game import Game
 from envs.core.registry import GAMES, make_game
+from experiments.common.local_first import HereFirst
 from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import address_option, workers_option
 from experiments.common.ray_setup import init_ray, where_running
@@ -124,6 +127,26 @@ def _play_here(game: Game, jobs: list, keep_state: bool, hook: FinalInfo | None)
         yield [(seed, index, record)]
 
 
+def _play_local_first(game: Game, spec: EvalSpec, jobs: list, keep_state: bool, final_info: str | None,
+                      workers: int) -> Iterator[list]:
+    """Games here, one by one, until ``workers`` Ray workers would finish the rest sooner (start-up
+    included: :mod:`experiments.common.local_first`); then the rest on a local Ray."""
+    hook = resolve_final_info(final_info, game)
+    jobs = list(jobs)
+    timer = HereFirst(workers)
+    while jobs:
+        if timer.move_to_ray(len(jobs)):
+            tqdm.write(f"eval: {len(jobs)} games left at {timer.seconds_per_unit:.1f} s each; "
+                       "starting Ray for them", file=sys.stderr)
+            yield from _play_on_ray(spec, jobs, final_info, workers)
+            return
+        begun = time.perf_counter()
+        batch = next(_play_here(game, jobs[:1], keep_state, hook))
+        timer.add(time.perf_counter() - begun)
+        jobs.pop(0)
+        yield batch
+
+
 def _play_on_ray(spec: EvalSpec, jobs: list, final_info: str | None, workers: int,
                  address: str | None = None) -> Iterator[list]:
     """Chunks of consecutive jobs as Ray tasks, at most ``workers`` in flight; yields each chunk's
@@ -158,9 +181,10 @@ def run_evaluation(spec: EvalSpec, out_dir: Path | None = None, progress: bool =
     ``keep_best_state`` keeps the final state of the highest-scoring game (``EvalRun.best``; with
     several workers the best game is replayed here, which gives the identical game);
     ``final_info`` ("module:function(game) -> hook") adds game-level columns read from each final
-    state. ``workers`` > 1 plays chunks of games as Ray tasks: the records are the same as with
-    one worker (each game depends only on its seed and lineup), sorted back into play order;
-    ``address`` sends those tasks to a running Ray cluster (then even with one worker).
+    state. ``workers`` > 1 plays here first and sends the rest as chunks of Ray tasks once that
+    pays (:mod:`experiments.common.local_first`): the records are the same as with one worker
+    (each game depends only on its seed and lineup), sorted back into play order; ``address``
+    sends every game to a running Ray cluster (then even with one worker).
     """
     game = game or make_game(spec.game, **spec.game_options())
     players = game.num_players()
@@ -171,8 +195,12 @@ def run_evaluation(spec: EvalSpec, out_dir: Path | None = None, progress: bool =
     played: list[tuple[int, int, GameRecord]] = []
     best: GameRecord | None = None
     interrupted = False
-    batches = _play_on_ray(spec, jobs, final_info, workers, address) if workers > 1 or address else \
-        _play_here(game, jobs, keep_best_state, resolve_final_info(final_info, game))
+    if address:
+        batches = _play_on_ray(spec, jobs, final_info, workers, address)
+    elif workers > 1:
+        batches = _play_local_first(game, spec, jobs, keep_best_state, final_info, workers)
+    else:
+        batches = _play_here(game, jobs, keep_best_state, resolve_final_info(final_info, game))
     bar = tqdm(total=len(jobs), desc=f"{spec.game} eval", unit="game", disable=not progress,
                dynamic_ncols=True)
     try:
@@ -301,7 +329,7 @@ def win_rates(records: Sequence[GameRecord], agents: Sequence[str]) -> dict[str,
               "(Cascadia without majority bonuses).")
 @click.option("--json", "as_json", is_flag=True, help="Print the summary as one JSON object.")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
-@workers_option(1, "1: play here; more play games in parallel as Ray tasks, same results")
+@workers_option(1, "1: play here; more: here first, Ray tasks once faster; same results")
 @address_option
 @record_options
 def evaluate(game: str | None, agents: str | None, games: int | None, seed: int | None,

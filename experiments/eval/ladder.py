@@ -22,6 +22,7 @@ milliseconds per decision. Its numbers are the eval summary's numbers for the sa
 
 from __future__ import annotations
 
+import io
 import json
 import shlex
 import sys
@@ -38,6 +39,7 @@ from envs.core.textfile import parse_json, read_text
 from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import workers_option
 from experiments.common.runner import GameRecord
+from experiments.common.writes import write_atomic
 from experiments.eval import stats
 from experiments.eval.config import CONFIG_KEYS, EvalSpec, build_spec, load_config, split_agents
 from experiments.eval.evaluate import run_evaluation, summarize_run
@@ -152,8 +154,8 @@ def play_part(spec: EvalSpec, out: Path, workers: int = 1, progress: bool = True
     part.mkdir(parents=True, exist_ok=True)
     (part / META_FILE).unlink(missing_ok=True)
     run = run_evaluation(spec, out_dir=part, progress=progress, game=game, workers=workers)
-    if not run.interrupted:
-        (part / META_FILE).write_text(json.dumps(meta, indent=2))
+    if not run.interrupted:  # written last and whole: a part without it is played again
+        write_atomic(part / META_FILE, json.dumps(meta, indent=2))
     return run
 
 
@@ -320,21 +322,25 @@ def ladder_plot(table: pd.DataFrame, path: Path, title: str) -> Path:
         ax.grid(axis="x", alpha=0.3)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
     plt.close(fig)
-    return path
+    return write_atomic(path, buffer.getvalue())
 
 
 def write_ladder(run: EvalRun, out: Path, command: str) -> tuple[pd.DataFrame, str]:
-    """Summarise ``run`` and write ladder.md, ladder.csv, ladder.png and summary.json into ``out``."""
+    """Summarise ``run`` and write ladder.md, ladder.csv, ladder.png and summary.json into ``out``,
+    each whole or not at all (a full disk: DiskFullError, the previous file of that name kept)."""
     summary = summarize_run(run)
     table = ladder_table(run, summary)
     text = markdown(table, run, command)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "ladder.md").write_text(text)
-    table.to_csv(out / "ladder.csv", index=False)
+    write_atomic(out / "ladder.md", text)
+    csv_text = io.StringIO()
+    table.to_csv(csv_text, index=False)
+    write_atomic(out / "ladder.csv", csv_text.getvalue())
     ladder_plot(table, out / "ladder.png", f"{run.spec.game} ({run.players}p), {run.spec.seeds_label}")
-    (out / "summary.json").write_text(json.dumps(summary, indent=2, default=json_default))
+    write_atomic(out / "summary.json", json.dumps(summary, indent=2, default=json_default))
     return table, text
 
 
@@ -357,7 +363,7 @@ def write_ladder(run: EvalRun, out: Path, command: str) -> tuple[pd.DataFrame, s
 @click.option("--out", type=click.Path(file_okay=False), help="Folder for the parts and the ladder "
               "(default runs/ladder/<game>).")
 @click.option("--combine", is_flag=True, help="ARGS are ladder folders whose parts are merged into --out.")
-@workers_option(1, "1: play here; more play games in parallel as Ray tasks, same results")
+@workers_option(1, "1: play here; more: here first, Ray tasks once faster; same results")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
 def ladder(args: tuple[str, ...], agents: str | None, players: int | None, suite: str | None,
            seeds: str | None, seconds: float | None, config: str | None, seating: str | None,

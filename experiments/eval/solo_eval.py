@@ -16,6 +16,7 @@ paired_differences.png).
 
 from __future__ import annotations
 
+import io
 import json
 from collections import Counter
 from pathlib import Path
@@ -33,6 +34,7 @@ from envs.core.registry import make_game
 from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import address_option, workers_option
 from experiments.common.tables import print_table
+from experiments.common.writes import write_atomic
 from experiments.eval import stats
 from experiments.eval.config import EvalSpec, split_agents
 from experiments.eval.evaluate import (
@@ -224,9 +226,10 @@ def write_outputs(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> None:
     out_dir.mkdir(parents=True, exist_ok=True)
     rows = run.rows
     cards, combos, pairs = per_card_table(rows), per_combination_table(rows), per_card_pair_table(rows)
-    pairs.to_csv(out_dir / "card_pairs.csv", index=False)
-    cards.to_csv(out_dir / "cards.csv", index=False)
-    combos.to_csv(out_dir / "combinations.csv", index=False)
+    for table, name in ((pairs, "card_pairs.csv"), (cards, "cards.csv"), (combos, "combinations.csv")):
+        text = io.StringIO()
+        table.to_csv(text, index=False)
+        write_atomic(out_dir / name, text.getvalue())
     evaluations = {a: rows[rows.agent == a].x_evaluation.to_numpy() for a in summary["agents"]}
     plots.evaluation_points_plot(evaluations, out_dir / "evaluation.png",
                                  title_thresholds=[(low, t) for low, t in summary["title_table"]])
@@ -289,8 +292,8 @@ def write_outputs(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> None:
               "![evaluation points](evaluation.png)", "![scores](scores.png)"]
     if summary["pairs"]:
         lines.append("![paired differences](paired_differences.png)")
-    (out_dir / "report.md").write_text("\n".join(lines) + "\n")
-    (out_dir / "summary.json").write_text(json.dumps(summary, indent=2, default=json_default))
+    write_atomic(out_dir / "report.md", "\n".join(lines) + "\n")
+    write_atomic(out_dir / "summary.json", json.dumps(summary, indent=2, default=json_default))
 
 
 # ---- command ------------------------------------------------------------------------------
@@ -308,7 +311,7 @@ def write_outputs(run: EvalRun, summary: dict[str, Any], out_dir: Path) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object instead of tables.")
 @click.option("--show-map", is_flag=True, help="Print the final map of the best game.")
 @click.option("--no-progress", is_flag=True, help="Hide the progress bar.")
-@workers_option(1, "1: play here; more play games in parallel as Ray tasks, same results")
+@workers_option(1, "1: play here; more: here first, Ray tasks once faster; same results")
 @address_option
 def solo_eval(agent: str | None, agents: str | None, games: int | None, seed: int | None,
               suite: str | None, side: str, game_name: str, out: str | None, as_json: bool, show_map: bool,

@@ -16,8 +16,6 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats as sps
-from scipy.sparse.csgraph import connected_components
 
 ELO_BASE = 1500.0
 ELO_SCALE = 400.0 / math.log(10.0)  # Elo points per unit of natural-log strength
@@ -99,7 +97,7 @@ def t_interval(values: Any, level: float = 0.95) -> tuple[float, float]:
     if sample.size < 2:
         return (mean, mean)
     se = float(sample.std(ddof=1)) / math.sqrt(sample.size)
-    half = float(sps.t.ppf(0.5 + level / 2.0, df=sample.size - 1)) * se
+    half = float(_scipy_stats().t.ppf(0.5 + level / 2.0, df=sample.size - 1)) * se
     return (mean - half, mean + half)
 
 
@@ -149,7 +147,7 @@ def paired_t_test(differences: Any) -> tuple[float, float]:
     if sd == 0.0:
         return (0.0, 1.0) if mean == 0.0 else (math.copysign(math.inf, mean), 0.0)
     t_stat = mean / (sd / math.sqrt(diff.size))
-    return (t_stat, float(2.0 * sps.t.sf(abs(t_stat), df=diff.size - 1)))
+    return (t_stat, float(2.0 * _scipy_stats().t.sf(abs(t_stat), df=diff.size - 1)))
 
 
 def wilcoxon_test(differences: Any) -> tuple[float, float]:
@@ -160,7 +158,7 @@ def wilcoxon_test(differences: Any) -> tuple[float, float]:
     diff = _as_sample(differences)
     if not np.any(diff != 0.0):
         return (0.0, 1.0)
-    result = sps.wilcoxon(diff, zero_method="wilcox", alternative="two-sided")
+    result = _scipy_stats().wilcoxon(diff, zero_method="wilcox", alternative="two-sided")
     return (float(result.statistic), float(result.pvalue))
 
 
@@ -188,7 +186,7 @@ def wilson_interval(successes: float, trials: int, level: float = 0.95) -> tuple
         return (0.0, 1.0)
     if not 0 <= successes <= trials:
         raise ValueError(f"successes {successes} outside 0..{trials}")
-    z = float(sps.norm.ppf(0.5 + level / 2.0))
+    z = float(_scipy_stats().norm.ppf(0.5 + level / 2.0))
     p = successes / trials
     denom = 1.0 + z * z / trials
     centre = (p + z * z / (2 * trials)) / denom
@@ -208,6 +206,8 @@ def bradley_terry_log_likelihood(log_strengths: np.ndarray, wins: np.ndarray) ->
 
 def mle_exists(wins: np.ndarray) -> bool:
     """The plain Bradley-Terry MLE is finite iff the "i beat j" graph is strongly connected."""
+    from scipy.sparse.csgraph import connected_components
+
     n_components, _ = connected_components(np.asarray(wins) > 0, directed=True, connection="strong")
     return n_components == 1
 
@@ -335,5 +335,13 @@ class Moments:
         """Student-t interval of the mean, as :func:`t_interval` gives on the whole sample."""
         if self.n < 2:
             return (self.mean, self.mean)
-        half = float(sps.t.ppf(0.5 + level / 2.0, df=self.n - 1)) * self.se
+        half = float(_scipy_stats().t.ppf(0.5 + level / 2.0, df=self.n - 1)) * self.se
         return (self.mean - half, self.mean + half)
+
+
+def _scipy_stats() -> Any:
+    """``scipy.stats``, imported on first use (it takes about a second, which every command that
+    only writes files would otherwise pay at start)."""
+    from scipy import stats
+
+    return stats

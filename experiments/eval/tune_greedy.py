@@ -16,12 +16,14 @@ noisy trials on the tuning seeds. How the presets were found:
 Scores: Cartographers solo evaluation points, Cascadia base score (``--metric total`` for the total
 with majority bonuses) averaged over the seats, Dorfromantik final score. Each trial is appended to
 ``trials.csv`` as it finishes; ``result.json`` holds the final weights, their greedy spec and the
-check.
+check. Both are written through :mod:`experiments.common.writes`: a full disk ends the command with one
+line, ``trials.csv`` keeps whole rows only and an older ``result.json`` stays whole.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -43,6 +45,7 @@ from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 from envs.core.rng import new_stream
 from envs.dorfromantik import kernels as DK
+from experiments.common.writes import AppendFile, write_atomic
 from experiments.eval.ladder import parse_seed_range
 
 ScoreFn = Callable[[np.ndarray, int, int], np.ndarray]  # (weights, first seed, games) -> score per seed
@@ -215,6 +218,34 @@ def paired_check(score_fn: ScoreFn, start: np.ndarray, weights: np.ndarray, firs
             "ci95": [float(diff.mean()) - half, float(diff.mean()) + half]}
 
 
+TRIAL_COLUMNS = ("round", "weight", "value", "mean", "gain", "se", "accepted")
+
+
+class TrialsFile:
+    """``trials.csv``: the header, then each trial's row appended as it finishes, whole or not at
+    all (a full disk: DiskFullError, the rows before it kept)."""
+
+    def __init__(self, path: Path):
+        self._file = AppendFile(path)
+        self._text = io.StringIO()
+        self._writer = csv.DictWriter(self._text, TRIAL_COLUMNS)
+        self._writer.writeheader()
+        self._flush()
+
+    def _flush(self) -> None:
+        text = self._text.getvalue()
+        self._text.seek(0)
+        self._text.truncate()
+        self._file.append(text)
+
+    def write(self, row: dict[str, Any]) -> None:
+        self._writer.writerow(row)
+        self._flush()
+
+    def close(self) -> None:
+        self._file.close()
+
+
 def parse_factors(text: str) -> tuple[float, ...]:
     """``"0,0.5,2"`` -> (0.0, 0.5, 2.0); each factor a finite number >= 0."""
     try:
@@ -261,19 +292,18 @@ def tune_greedy(game_name: str, players: int | None, seeds: str, check_seeds: st
     folder.mkdir(parents=True, exist_ok=True)
     per_round = sum(len(steps(name in model.integers, fs)) for name in model.names)
     bar = tqdm(total=per_round * rounds, desc=f"{game_name} tune-greedy", unit="move", disable=no_progress)
-    with open(folder / "trials.csv", "w", newline="") as handle:
-        writer = csv.DictWriter(handle, ["round", "weight", "value", "mean", "gain", "se", "accepted"])
-        writer.writeheader()
-
+    trials = TrialsFile(folder / "trials.csv")
+    try:
         def record(row: dict[str, Any]) -> None:
-            writer.writerow(row)
-            handle.flush()
+            trials.write(row)
             if row["accepted"]:
                 bar.write(f"kept {row['weight']}={row['value']:g}: mean {row['mean']:.3f} "
                           f"(+{row['gain']:.3f}, SE {row['se']:.3f})")
 
         result = coordinate_search(lambda w: model.score(w, first, games), model.names, start, fs, rounds, z,
                                    min_gain, model.integers, on_trial=record, on_step=lambda: bar.update(1))
+    finally:
+        trials.close()
     bar.close()
     summary: dict[str, Any] = {
         "game": game_name, "players": players, "metric": model.metric, "seeds": seeds, "start": preset,
@@ -284,7 +314,7 @@ def tune_greedy(game_name: str, players: int | None, seeds: str, check_seeds: st
     if check is not None:
         summary["check"] = paired_check(model.score, result.start, result.weights, check[0],
                                         check[1] - check[0] + 1)
-    (folder / "result.json").write_text(json.dumps(summary, indent=2) + "\n")
+    write_atomic(folder / "result.json", json.dumps(summary, indent=2) + "\n")
     click.echo(f"tuned on seeds {seeds}: {result.start_mean:.3f} -> {result.mean:.3f} ({model.metric})")
     click.echo(f"spec: {summary['spec']}")
     if check is not None:

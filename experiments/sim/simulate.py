@@ -15,8 +15,10 @@ replayed and new. One run at a time per directory (a lock). Agents with a compil
 chunks' records (:mod:`experiments.sim.summary`), so the driver's memory does not grow with the
 number of games.
 
-Local runs start their own Ray (:func:`experiments.common.ray_setup.init_ray`, loopback only);
-``--address`` (or ``RAY_ADDRESS``) joins an existing cluster instead.
+A local run plays its first chunks in this process and starts its own Ray
+(:func:`experiments.common.ray_setup.init_ray`, loopback only) for the rest only when the rest would
+finish sooner there, start-up included (:mod:`experiments.common.local_first`; ``--workers 1``
+never starts Ray). ``--address`` (or ``RAY_ADDRESS``) plays every chunk on that cluster.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import os
 import resource
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -38,6 +41,7 @@ from agents.base import agent_label
 from envs.core.errors import ConfigError
 from envs.core.registry import GAMES, make_game
 from envs.core.textfile import parse_json, read_text
+from experiments.common.local_first import HereFirst, local_workers
 from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import address_option, check_workers, workers_option
 from experiments.common.ray_setup import init_ray, where_running
@@ -210,16 +214,69 @@ def run_simulation(spec: SimulationSpec, out_dir: Path, workers: int | None = No
 def _play(spec: SimulationSpec, out_dir: Path, target: str, todo: list[tuple[int, list[int]]],
           result: SimulationResult, workers: int | None, address: str | None, progress: bool,
           max_retries: int, crash_once_dir: str | None, engine: str) -> None:
-    """Play ``todo`` as Ray tasks, writing each chunk as it arrives (counts go into ``result``)."""
+    """Play ``todo``, writing each chunk as it arrives (counts go into ``result``).
+
+    A local run plays here first and starts Ray for the rest only when that pays
+    (:mod:`experiments.common.local_first`); ``--address`` (and the crash-injection hook, which
+    needs workers to kill) always plays on Ray."""
     replay = {c.index for c in result.problems}
     started = time.perf_counter()
+    here = address is None and crash_once_dir is None
+    if here:
+        click.echo("simulate: playing in this process", err=True)
+    else:
+        init_ray(num_cpus=workers, address=address)
+        click.echo(f"simulate: {where_running(address)}", err=True)
+    bar = tqdm(total=result.chunks_total, initial=result.chunks_verified, desc=f"{spec.game} simulate",
+               unit="chunk", disable=not progress, dynamic_ncols=True)
+
+    def finished(index: int, payload: tuple[bytes, dict[str, Any]]) -> None:
+        write_chunk(out_dir, *payload)
+        if index in replay:
+            result.chunks_replayed += 1
+        else:
+            result.chunks_new += 1
+        bar.update(1)
+
+    try:
+        if here:
+            _play_here(spec, target, todo, finished, local_workers(workers), engine)
+        if todo:
+            _play_on_ray(spec, target, todo, finished, workers, address, max_retries, crash_once_dir, engine)
+    except KeyboardInterrupt:
+        result.interrupted = True
+    finally:
+        bar.close()
+        result.seconds = time.perf_counter() - started
+
+
+def _play_here(spec: SimulationSpec, target: str, todo: list[tuple[int, list[int]]],
+               finished: Callable[[int, tuple[bytes, dict[str, Any]]], None], workers: int,
+               engine: str) -> None:
+    """Play chunks of ``todo`` in this process (popping them) until Ray would finish the rest
+    sooner; with one worker, all of them."""
+    timer = HereFirst(workers)
+    while todo:
+        if timer.move_to_ray(len(todo)):
+            tqdm.write(f"simulate: {len(todo)} chunks left at {timer.seconds_per_unit:.1f} s each; "
+                       "starting Ray for them", file=sys.stderr)
+            return
+        index, seeds = todo.pop(0)
+        begun = time.perf_counter()
+        payload = play_chunk(spec.game, target, spec.options, spec.agents, seeds, index, engine=engine)
+        timer.add(time.perf_counter() - begun)
+        finished(index, payload)
+
+
+def _play_on_ray(spec: SimulationSpec, target: str, todo: list[tuple[int, list[int]]],
+                 finished: Callable[[int, tuple[bytes, dict[str, Any]]], None], workers: int | None,
+                 address: str | None, max_retries: int, crash_once_dir: str | None, engine: str) -> None:
+    """Play ``todo`` as Ray tasks, at most ``workers`` in flight (default: every CPU of the Ray
+    instance); a failure or Ctrl-C cancels the tasks still running."""
     ray = init_ray(num_cpus=workers, address=address)
-    click.echo(f"simulate: {where_running(address)}", err=True)
     limit = workers or max(1, int(ray.cluster_resources().get("CPU", 1)))
     remote = ray.remote(num_cpus=1, max_retries=max_retries)(play_chunk)
     in_flight: dict[Any, int] = {}
-    bar = tqdm(total=result.chunks_total, initial=result.chunks_verified, desc=f"{spec.game} simulate",
-               unit="chunk", disable=not progress, dynamic_ncols=True)
     try:
         while todo or in_flight:
             while todo and len(in_flight) < limit:
@@ -229,24 +286,10 @@ def _play(spec: SimulationSpec, out_dir: Path, target: str, todo: list[tuple[int
                 in_flight[ref] = index
             done, _ = ray.wait(list(in_flight), num_returns=1)
             for ref in done:
-                index = in_flight.pop(ref)
-                write_chunk(out_dir, *ray.get(ref))
-                if index in replay:
-                    result.chunks_replayed += 1
-                else:
-                    result.chunks_new += 1
-                bar.update(1)
-    except KeyboardInterrupt:
-        result.interrupted = True
+                finished(in_flight.pop(ref), ray.get(ref))
+    finally:  # Ctrl-C, a full disk (DiskFullError) or any failure: stop the tasks, then report
         for ref in in_flight:
             ray.cancel(ref, force=True)
-    except BaseException:  # a full disk (DiskFullError) or any failure: stop the tasks, then report
-        for ref in in_flight:
-            ray.cancel(ref, force=True)
-        raise
-    finally:
-        bar.close()
-        result.seconds = time.perf_counter() - started
 
 
 def summarize(spec: SimulationSpec, out_dir: Path) -> dict[str, Any]:
@@ -293,7 +336,7 @@ def report_problems(result: SimulationResult) -> None:
 @click.option("--chunk", type=int, default=100, show_default=True, help="Games per Ray task / Parquet file.")
 @click.option("--out", type=click.Path(file_okay=False),
               help="Output directory (default runs/simulate-GAME).")
-@workers_option(None, "every CPU of the Ray instance")
+@workers_option(None, "every CPU; short jobs play in this process, Ray starts once it is faster")
 @address_option
 @click.option("--engine", type=click.Choice(["auto", "python"]), default="auto", show_default=True,
               help="auto: compiled game loops for agents that have one (same rows); python: agent.act.")
@@ -305,7 +348,8 @@ def report_problems(result: SimulationResult) -> None:
 def simulate(game: str, agent: str, games: int, seed: int, players: int | None, chunk: int, out: str | None,
              workers: int | None, address: str | None, engine: str, as_json: bool,
              crash_once_dir: str | None, record_first: int | None, record_seeds: str | None) -> None:
-    """Play GAMES games of GAME with Ray, one Parquet file per chunk of seeds; reruns verify and resume."""
+    """Play GAMES games of GAME, one Parquet file per chunk of seeds (here, on Ray once it is faster,
+    or on --address); reruns verify and resume."""
     options = {"players": players} if players is not None else {}
     seats = make_game(game, **options).num_players()
     specs = [s.strip() for s in agent.split(";") if s.strip()]

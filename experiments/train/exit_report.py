@@ -247,7 +247,7 @@ def play_ladder(spec: EvalSpec, out: Path, workers: int, progress: bool,
 @click.option("--games", type=int, help="Only the first N seeds of --suite/--seeds.")
 @click.option("--search", help="Search template with {policy} (default: the run's search, no noise).")
 @click.option("--argmax", is_flag=True, help="Also a rung for each network's argmax ppo: agent.")
-@workers_option(1, "1: play here; more play games in parallel as Ray tasks, same results")
+@workers_option(1, "1: play here; more: here first, Ray tasks once faster; same results")
 @click.option("--out", type=click.Path(file_okay=False, path_type=Path), help="Report folder (default "
               "RUN/report); ladder parts of several --seeds runs into one --out combine.")
 @click.option("--json", "as_json", is_flag=True, help="Print the table(s) as JSON instead of Markdown.")

@@ -69,6 +69,7 @@ from tqdm import tqdm
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 from experiments.common.ray_setup import init_ray
+from experiments.common.writes import write_atomic
 from experiments.train.checkpoints import is_hidden, recover, state_is_complete, write_folder
 from experiments.train.console import console
 from experiments.train.evaluation import TrainingEvaluator
@@ -177,7 +178,8 @@ def save_checkpoint(out: Path, net, config: dict[str, Any], state: dict[str, Any
 
 
 def check_resumable(config: dict[str, Any], out: Path) -> None:
-    """The run's game, options and network must be the config's (one clear line otherwise)."""
+    """The run's game, options and network (its ``config.yaml``, which must be there and is read as
+    hostile-safe YAML) must be the config's (one clear line otherwise): :func:`ppo.check_resumable`."""
     check(config, out)
 
 
@@ -267,7 +269,7 @@ def run_expert_iteration(config: dict[str, Any], out: Path, *, resume: bool = Fa
         for stale in (out / "data").glob("gen_*.npz"):
             stale.unlink()
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    write_atomic(out / "config.yaml", yaml.safe_dump(config, sort_keys=False))
     init = init or config["init"]
     init = None if init == NO_INIT else init
     if checkpoint is not None:

@@ -37,9 +37,16 @@ from rich.progress import Progress, TextColumn
 from envs.cartographers import env as cartographers_env
 from envs.cascadia import env as cascadia_env
 from envs.core.errors import ConfigError
+from envs.core.textfile import parse_yaml, read_text
 from envs.dorfromantik import env as dorfromantik_env
 from experiments.common.ray_setup import init_ray
-from experiments.train.candidates import candidate_env_config, initial_theta, make_candidate_env
+from experiments.common.writes import write_atomic
+from experiments.train.candidates import (
+    candidate_env_config,
+    initial_theta,
+    make_candidate_env,
+    max_candidates,
+)
 from experiments.train.checkpoints import is_hidden, recover, state_is_complete, write_folder
 from experiments.train.config import is_candidate_config, is_multiplayer
 from experiments.train.console import fit_line
@@ -122,6 +129,8 @@ def build_algorithm(config: dict[str, Any], seed: int, device: str = "cpu"):
         from experiments.train.league import policy_mapping_fn
 
         env_config.setdefault("illegal_action", "penalize")
+        if candidates:  # the league over the multi-agent env's candidate mode
+            env_config.update(action_space="candidates", max_candidates=max_candidates(config))
         algo_config = algo_config.environment(env_class(config["game"], True), env_config=env_config,
                                               disable_env_checking=True)
         ids = module_ids(config)
@@ -248,14 +257,22 @@ RESUME_FIXED = ("game", "game_options", "network", "league")
 
 def check_resumable(config: dict[str, Any], out: Path) -> None:
     """ConfigError when the config differs from the run's saved one where the checkpoint cannot
-    follow (game, options, network, league slots); budgets and PPO settings may change."""
+    follow (game, options, network, league slots); budgets and PPO settings may change. A run folder
+    without its ``config.yaml`` is refused (its checkpoints cannot be checked against the config),
+    and so is a saved config that is not YAML or is hostile (:func:`envs.core.textfile.parse_yaml`)."""
     saved_path = out / "config.yaml"
-    if not saved_path.is_file():
-        return
-    saved = yaml.safe_load(saved_path.read_text(encoding="utf-8")) or {}
+    if not saved_path.exists():
+        raise ConfigError(f"--resume {out}: the run folder has no config.yaml (the config it was started "
+                          f"with), so its checkpoints cannot be checked against this config: restore "
+                          f"{saved_path}, or start a new run with another --out")
+    what = f"--resume {out}: the saved config"
+    saved = parse_yaml(read_text(saved_path, what), f"{what} {saved_path}")
+    if not isinstance(saved, dict):
+        raise ConfigError(f"--resume {out}: the saved config {saved_path} is not a mapping of config "
+                          f"sections (got {type(saved).__name__}); refused")
     for key in RESUME_FIXED:
         mine, theirs = config.get(key), saved.get(key)
-        if key == "game_options":
+        if key == "game_options" and isinstance(mine or {}, dict) and isinstance(theirs or {}, dict):
             mine, theirs = {"players": 1, **(mine or {})}, {"players": 1, **(theirs or {})}
         if mine != theirs:
             raise ConfigError(f"--resume {out}: the config's {key} {config.get(key)!r} differs from the "
@@ -321,7 +338,7 @@ def run_training(config: dict[str, Any], out: Path, *, resume: bool = False, tim
     if checkpoint is not None:
         check_resumable(config, out)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False), encoding="utf-8")
+    write_atomic(out / "config.yaml", yaml.safe_dump(config, sort_keys=False))
     if device == "cuda":
         import torch
 

@@ -51,10 +51,14 @@ CASES = {
                                f"mcts:value=ppo:{POLICY},simulations=2", "--seed", "1"], RL),
     "train": (["train", "cartographers", "--config", str(CONFIG), "--out", "{tmp}/train"],
               "error: this command needs PyTorch, Ray and TensorBoard: pip install 'meeplelab[rl]'"),
-    "simulate": (["simulate", "dorfromantik", "--games", "2", "--chunk", "1", "--workers", "1",
-                  "--out", "{tmp}/sim"], RAY),
+    "simulate on a cluster": (["simulate", "dorfromantik", "--games", "2", "--chunk", "1",
+                               "--address", "127.0.0.1:1", "--out", "{tmp}/sim_cluster"], RAY),
+    "eval on a cluster": (["eval", "dorfromantik", "--agents", "random", "--games", "2",
+                           "--address", "127.0.0.1:1", "--no-progress"], RAY),
+    "simulate here": (["simulate", "dorfromantik", "--games", "2", "--chunk", "1",
+                       "--out", "{tmp}/sim"], None),
     "eval on workers": (["eval", "dorfromantik", "--agents", "random", "--games", "2", "--workers", "2",
-                         "--no-progress"], RAY),
+                         "--no-progress"], None),
     "eval here": (["eval", "dorfromantik", "--agents", "random", "--games", "2", "--no-progress"], None),
 }
 
@@ -75,8 +79,10 @@ def test_a_command_names_the_missing_extra_in_one_line(hidden_results, case):
     assert (code, err.strip()) == (2, CASES[case][1])
 
 
-def test_the_engines_play_without_torch_or_ray(hidden_results):
-    code, err = hidden_results["eval here"]
+@pytest.mark.parametrize("case", ["eval here", "eval on workers", "simulate here"])
+def test_the_engines_play_without_torch_or_ray(hidden_results, case):
+    """Short local jobs play in-process (experiments.common.local_first), so they need no Ray."""
+    code, err = hidden_results[case]
     assert code == 0, err
 
 

@@ -1,4 +1,4 @@
-"""eval and solo-eval with --workers: Ray tasks give exactly the games of a one-process run."""
+"""eval and solo-eval with --workers (here first, then Ray tasks) play the games of a one-process run."""
 
 from __future__ import annotations
 
@@ -22,6 +22,17 @@ def test_two_workers_play_the_same_games_as_one(ray_session, tmp_path):
     on_disk = pd.read_csv(tmp_path / "games.csv").sort_values(["seed", "lineup", "seat"], ignore_index=True)
     assert len(on_disk) == len(one.rows) == 12 * 6 * 2
     assert (on_disk.total.to_numpy() == one.rows.total.to_numpy()).all()
+
+
+def test_an_eval_that_moves_to_ray_half_way_plays_the_same_games(ray_session, monkeypatch, capsys):
+    import experiments.eval.evaluate as evaluate_module
+
+    spec = build_spec("dice-race", "random,prefer:action=2", 6, 3, 2)
+    one = run_evaluation(spec, progress=False)
+    monkeypatch.setattr(evaluate_module.HereFirst, "move_to_ray", lambda self, left: self.count >= 2)
+    two = run_evaluation(spec, progress=False, workers=2)
+    assert "eval: 10 games left at" in capsys.readouterr().err
+    pd.testing.assert_frame_equal(one.rows.drop(columns=TIMING), two.rows.drop(columns=TIMING))
 
 
 def test_solo_eval_with_workers_matches_and_replays_the_best_game(ray_session):

@@ -53,6 +53,17 @@ def test_one_worker_and_two_workers_give_identical_files(clean_run, tmp_path):
     assert _files(tmp_path) == _files(clean_run)
 
 
+def test_a_run_that_moves_to_ray_half_way_writes_the_same_files(clean_run, tmp_path, monkeypatch, capsys):
+    """Play-here-first: after the first chunk here, Ray plays the rest; the files do not change."""
+    import experiments.sim.simulate as simulate_module
+
+    monkeypatch.setattr(simulate_module.HereFirst, "move_to_ray", lambda self, left: self.count >= 2)
+    result = run_simulation(SPEC, tmp_path, workers=2, progress=False)
+    assert result.chunks_new == 5
+    assert "simulate: 3 chunks left at" in capsys.readouterr().err
+    assert _files(tmp_path) == _files(clean_run)
+
+
 def test_resume_after_an_interrupted_run(clean_run, tmp_path):
     run_simulation(SPEC, tmp_path, workers=2, progress=False)
     # an interrupted run: two chunks never finished, one left a half-written temporary file

@@ -16,8 +16,11 @@ import pytest
 import yaml
 
 from envs.core.errors import ConfigError
-from experiments.train import expert_iteration, ppo
+from experiments.train import distill, expert_iteration, ppo
 from experiments.train.checkpoints import recover, write_folder
+from tests.envs.core.test_textfile import ALIAS_BOMB
+from tests.experiments.cli.test_errors import assert_one_line_error, run_cli
+from tests.experiments.train import test_expert_iteration as exit_tests
 from tests.experiments.train.test_ppo import tiny_config
 from tests.paths import REPO_ROOT
 
@@ -104,6 +107,53 @@ def test_expert_iteration_checkpoints_are_renamed_into_place_and_torn_ones_skipp
     assert expert_iteration.load_network(root / "gen_000" / "policy.pt", config) is not None
 
 
+# ---- the saved config a resume is checked against -------------------------------------------
+
+@pytest.mark.parametrize("algo", ["ppo", "expert-iteration"])
+def test_resume_refuses_a_run_folder_without_its_config_or_with_a_hostile_one(capsys, tmp_path, algo):
+    """A folder with checkpoints but no config.yaml cannot be checked against the config: refused in one
+    line naming the folder and the file (it used to be resumed unchecked); an alias bomb, a list and a
+    config of another network are refused too, and the run's own config is accepted."""
+    from experiments.train.cli import run_folder
+
+    module = ppo if algo == "ppo" else expert_iteration
+    config = tiny_config() if algo == "ppo" else exit_tests.tiny_config()
+    config_path = tmp_path / "c.yaml"
+    config_path.write_text(yaml.safe_dump(config))
+    run_dir = tmp_path / "run"
+    fake_checkpoint(run_dir / "checkpoints" / ("iter_000001" if algo == "ppo" else "gen_000"), 1,
+                    module.STATE_FILE)
+    args = ["train", "cartographers", "--algo", algo, "--config", str(config_path), "--resume", str(run_dir)]
+    saved = run_dir / "config.yaml"
+    code, _, err = run_cli(capsys, args)
+    assert_one_line_error(code, err, f"--resume {run_dir}: the run folder has no config.yaml",
+                          f"restore {saved}")
+    assert sorted(p.name for p in run_dir.iterdir()) == ["checkpoints"]  # nothing made
+    other = {**config, "network": {**config["network"], "width": 12}}
+    for text, fragments in [
+        ("game: cartographers\n" + ALIAS_BOMB, ("aliases expand to more than", "refused")),
+        ("- game\n- network\n", ("is not a mapping of config sections (got list)",)),
+        (yaml.safe_dump(other), ("the config's network", "differs from the run's")),
+    ]:
+        saved.write_text(text)
+        code, _, err = run_cli(capsys, args)
+        assert_one_line_error(code, err, f"--resume {run_dir}", str(saved), *fragments)
+        assert saved.read_text() == text
+    saved.write_text(yaml.safe_dump(config))
+    assert run_folder(config, str(run_dir), None, module.resume_point, module.check_resumable) == run_dir
+
+
+def test_distill_resume_refuses_a_run_folder_without_its_state(tmp_path):
+    """distill keeps its config in state.json (read through the same hostile-file checks)."""
+    from tests.experiments.train.test_distill import tiny_config as distill_config
+
+    run_dir = tmp_path / "run"
+    (run_dir / "checkpoints" / "iter_000").mkdir(parents=True)
+    with pytest.raises(ConfigError) as info:
+        distill.check_resumable(distill_config(), run_dir)
+    assert str(info.value) == f"{str(run_dir)!r} holds no distillation run (no {distill.STATE_FILE})"
+
+
 def test_recover_without_a_checkpoints_folder_does_nothing(tmp_path):
     recover(tmp_path / "checkpoints", ppo.is_complete)
     assert not (tmp_path / "checkpoints").exists()
@@ -171,3 +221,92 @@ def test_killed_mid_run_and_mid_checkpoint_resumes_from_the_last_complete_one(tm
     assert len(notes) == 1 and f"iter_{last + 1:06d}" in notes[0], done.stderr
     assert not list(root.glob(".*"))
     assert json.loads((root / f"iter_{last + 1:06d}" / ppo.STATE_FILE).read_text())["iteration"] == last + 1
+
+
+#: ``python -c`` this, NAME, then the ``meeplelab`` arguments: the CLI, whose checkpoint NAME stops for
+#: good right after its temporary folder is made (so a test can SIGKILL the run while it is there)
+HOLD_CHECKPOINT = """
+import sys, time
+from experiments.train import expert_iteration
+
+real, name = expert_iteration.write_folder, sys.argv[1]
+
+def write_folder(final, write):
+    def held(folder):
+        if final.name == name:
+            time.sleep(600)
+        write(folder)
+    return real(final, held)
+
+expert_iteration.write_folder = write_folder
+from experiments.cli.main import main
+sys.argv = ["meeplelab", *sys.argv[2:]]
+main()
+"""
+
+
+def exit_generation(folder: Path) -> int:
+    return json.loads((folder / expert_iteration.STATE_FILE).read_text())["generation"]
+
+
+def wait_for(condition, seconds: float, proc: subprocess.Popen) -> None:
+    deadline = time.time() + seconds
+    while time.time() < deadline and not condition():
+        assert proc.poll() is None, f"the run ended (exit code {proc.returncode}) before the test killed it"
+        time.sleep(0.1)
+    assert condition(), f"not reached in {seconds} s"
+
+
+def kill(proc: subprocess.Popen) -> None:
+    proc.send_signal(signal.SIGKILL)
+    assert proc.wait(timeout=30) == -signal.SIGKILL
+
+
+@pytest.mark.slow
+def test_expert_iteration_killed_mid_run_and_mid_checkpoint_resumes_from_the_last_complete_one(tmp_path):
+    config = exit_tests.tiny_config(gating={"enabled": False}, selfplay={"workers": 1},
+                                    run={"eval_every": 0, "generations": 50})
+    config_path = tmp_path / "c.yaml"
+    config_path.write_text(yaml.safe_dump(config))
+    out, root = tmp_path / "run", tmp_path / "run" / "checkpoints"
+
+    def command(*args: str) -> list[str]:
+        return train_command(config_path, "--algo", "expert-iteration", *args)
+
+    def complete(name: str) -> bool:
+        return expert_iteration.is_complete(root / name)
+
+    # 1. a real run, killed once its first generation's checkpoint is there (at whatever it does then)
+    proc = subprocess.Popen(command("--out", str(out)), cwd=REPO_ROOT, env=run_env(),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    wait_for(lambda: complete("gen_000"), 300, proc)
+    kill(proc)
+    # --resume continues after the newest complete checkpoint (a complete temporary folder a kill left just
+    # before its rename counts: it is the newest save of its name)
+    first = max(exit_generation(p) for p in root.iterdir() if expert_iteration.is_complete(p))
+    assert first >= 0
+    history = next(json.loads((p / expert_iteration.STATE_FILE).read_text())["history"]
+                   for p in root.iterdir() if expert_iteration.is_complete(p) and exit_generation(p) == first)
+    # 2. resumed, then killed while the checkpoint after its first generation is being written
+    held = f"gen_{first + 2:03d}"
+    holding = [sys.executable, "-c", HOLD_CHECKPOINT, held, *command("--resume", str(out))[3:]]
+    proc = subprocess.Popen(holding, cwd=REPO_ROOT, env=run_env(), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    wait_for(lambda: (root / f".tmp-{held}").is_dir(), 300, proc)
+    kill(proc)
+    assert complete(f"gen_{first + 1:03d}") and not complete(f".tmp-{held}") and not (root / held).exists()
+    resumed = json.loads((root / f"gen_{first + 1:03d}" / expert_iteration.STATE_FILE).read_text())
+    assert resumed["history"][:first + 1] == history  # step 1's generations, continued
+    # 3. resumed again: the torn checkpoint is skipped with one line, the run goes on from the one before
+    done = subprocess.run(command("--resume", str(out), "--generations", str(first + 3), "--json"),
+                          cwd=REPO_ROOT, env=run_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    summary = json.loads(done.stdout)
+    assert summary["generation"] == first + 2 and summary["stopped_by"] == "generations"
+    notes = [line for line in done.stderr.splitlines() if "skipped" in line]
+    assert len(notes) == 1 and "incomplete checkpoint" in notes[0] and held in notes[0], done.stderr
+    assert not list(root.glob(".*"))
+    final = json.loads((root / held / expert_iteration.STATE_FILE).read_text())
+    assert final["generation"] == first + 2
+    assert [h["generation"] for h in final["history"]] == list(range(first + 3))
+    assert final["history"][:first + 2] == resumed["history"]
