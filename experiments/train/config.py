@@ -159,8 +159,9 @@ def _network_section(given: dict[str, Any], defaults: dict[str, Any]) -> dict[st
 
 
 def _check_candidates(raw: dict[str, Any], config: dict[str, Any], source: str) -> None:
-    """The candidate action space and the candidate network go together, single-agent, without a
-    vector env (none has a candidate mode), imitation or league; fills ``env.vectorized``."""
+    """The candidate action space and the candidate network go together, without a vector env (none
+    has a candidate mode) or imitation; the other seats are either ``env.opponent`` (single-agent)
+    or the self-play league, not both. Fills ``env.vectorized``."""
     env = config["env"]
     candidates = env["action_space"] == "candidates"
     if candidates != is_candidate_config(config):
@@ -178,9 +179,9 @@ def _check_candidates(raw: dict[str, Any], config: dict[str, Any], source: str) 
     if config["imitation"]["teacher"] is not None:
         raise ConfigError(f"{source}: imitation.teacher with env.action_space candidates: the candidate "
                           "network starts from network.init instead")
-    if config["league"]["enabled"]:
-        raise ConfigError(f"{source}: league.enabled with env.action_space candidates: candidate "
-                          "training is single-agent against env.opponent")
+    if config["league"]["enabled"] and env["opponent"] is not None:
+        raise ConfigError(f"{source}: env.opponent with league.enabled: the league's snapshots of the "
+                          "trained network are the opponents; drop one of them")
 
 
 def is_candidate_config(config: dict[str, Any]) -> bool:
@@ -198,7 +199,8 @@ def load_config(path: str | Path) -> dict[str, Any]:
 
 
 def is_multiplayer(config: dict[str, Any]) -> bool:
-    """True when the game has several seats and they compete (self-play with a league); a candidate
-    config is single-agent (its other seats are env.opponent)."""
-    return (int(config["game_options"].get("players", 1)) > 1 and config["game"] != "dorfromantik"
-            and not is_candidate_config(config))
+    """True when the game has several seats and they compete (self-play, with a league if enabled);
+    a candidate config without the league is single-agent (its other seats are env.opponent)."""
+    if int(config["game_options"].get("players", 1)) <= 1 or config["game"] == "dorfromantik":
+        return False
+    return not is_candidate_config(config) or bool(config["league"]["enabled"])

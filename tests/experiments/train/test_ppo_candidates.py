@@ -38,6 +38,8 @@ def tiny_candidate_config(game: str = "cartographers", players: int = 1, **secti
     ({"env": {"action_space": "candidates", "max_candidates": 0}, "network": TINY}, "env.max_candidates"),
     ({"env": {"action_space": "candidates"}, "network": TINY, "imitation": {"teacher": "greedy"}},
      "imitation.teacher"),
+    ({"game_options": {"players": 3}, "env": {"action_space": "candidates", "opponent": "greedy"},
+      "network": TINY, "league": {"enabled": True}}, "env.opponent with league.enabled"),
 ])
 def test_bad_candidate_configs_name_the_key(change, fragment):
     with pytest.raises(ConfigError, match=fragment):
@@ -51,6 +53,8 @@ def test_candidate_config_is_single_agent_and_not_vectorized():
     config = tiny_candidate_config("cascadia", 4)
     assert not config["env"]["vectorized"] and not is_multiplayer(config)
     assert module_ids(config) == ["default_policy"]
+    league = tiny_candidate_config("cascadia", 4, league={"enabled": True, "max_members": 2})
+    assert is_multiplayer(league) and module_ids(league) == ["main", "league_0", "league_1"]
 
 
 @pytest.mark.parametrize("init, fragment", [
@@ -83,9 +87,10 @@ def test_shipped_candidate_configs_validate_and_init():
     from experiments.train.candidates import initial_theta
     from experiments.train.config import load_config
 
-    names = sorted(p.name for p in (REPO_ROOT / "configs" / "ppo").glob("*_candidates.yaml"))
+    names = sorted(p.name for p in (REPO_ROOT / "configs" / "ppo").glob("*_candidates*.yaml"))
     assert {"cartographers_solo_candidates.yaml", "cascadia_solo_candidates.yaml",
-            "dorfromantik_candidates.yaml"} <= set(names)
+            "dorfromantik_candidates.yaml", "cartographers_3p_candidates_league.yaml",
+            "cascadia_4p_candidates_league.yaml"} <= set(names)
     for name in names:
         config = load_config(REPO_ROOT / "configs" / "ppo" / name)
         assert config["network"]["type"] == "candidates" and config["resources"]["num_cpus"] <= 2
@@ -117,12 +122,43 @@ def test_one_candidate_iteration_checkpoints_logs_and_resumes(tmp_path, ray_sess
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("game, players", [("cascadia", 1), ("dorfromantik", 1), ("cartographers", 3),
-                                           ("cascadia", 4)])
-def test_one_candidate_iteration_per_game(tmp_path, ray_session, game, players):
+@pytest.mark.parametrize("game, players, league", [("cascadia", 1, False), ("dorfromantik", 1, False),
+                                                   ("cartographers", 3, False), ("cascadia", 4, False),
+                                                   ("cascadia", 4, True)])
+def test_one_candidate_iteration_per_game(tmp_path, ray_session, game, players, league):
     from experiments.train.ppo import run_training
 
-    config = tiny_candidate_config(game, players, env={"opponent": "greedy"} if players > 1 else {})
+    if league:
+        sections = {"league": {"enabled": True, "promote_every": 1, "promote_games": 4, "max_members": 2}}
+    else:
+        sections = {"env": {"opponent": "greedy"}} if players > 1 else {}
+    config = tiny_candidate_config(game, players, **sections)
     state = run_training(config, tmp_path, max_iterations=1, progress=False)
     assert state["iteration"] == 1 and (tmp_path / "policy.pt").is_file()
     assert "eval/mean_score" in scalars(tmp_path)
+    assert (state["league"] is not None) == league
+
+
+def test_a_candidate_league_iteration_promotes_snapshots_that_play(tmp_path, ray_session):
+    """Self-play over candidate moves: main and the frozen snapshots are candidate networks on the
+    multi-agent env's candidate mode; a promotion check plays paired tables of ``ppo:`` files."""
+    from agents.base import make_agent
+    from agents.learned.ppo_agent import CandidatePPOAgent
+    from envs.core.registry import make_game
+    from experiments.common.runner import play_game
+    from experiments.train.ppo import run_training
+
+    config = tiny_candidate_config(
+        "cartographers", 3, network={"init": "models/cartographers_3p/model.json"}, env={"reward": "margin"},
+        league={"enabled": True, "promote_every": 1, "promote_games": 4, "max_members": 2})
+    state = run_training(config, tmp_path, max_iterations=1, progress=False)
+    assert state["iteration"] == 1 and state["timesteps"] >= 64
+    members = state["league"]["members"]
+    assert members[0]["file"] == "league/member_0.pt" and state["league"]["checks"] == 1
+    tags = scalars(tmp_path)
+    assert "league/margin_vs_newest" in tags and "learners/main/entropy" in tags
+    game = make_game("cartographers", players=3)
+    agent = make_agent(f"ppo:{tmp_path / members[0]['file']}", game)
+    assert isinstance(agent, CandidatePPOAgent)
+    specs = [f"ppo:{tmp_path / 'policy.pt'}", f"ppo:{tmp_path / members[0]['file']}", "greedy"]
+    assert play_game(game, specs, seed=5).totals == play_game(game, specs, seed=5).totals
