@@ -7,6 +7,8 @@ renamed to ``.old-NAME`` and removed after. A SIGKILL at any moment therefore le
 or discards what a kill left: a complete temporary folder takes the place of ``NAME`` (it is the newest
 save of that name), an incomplete one is removed with one line, and a ``NAME`` folder that fails the
 check all the same (damaged after it was written) is moved aside to ``.torn-NAME`` with one line.
+A full disk while a folder is written removes the temporary folder and ends the command with one
+line naming the checkpoint (:class:`envs.core.errors.DiskFullError`); the earlier ones stay whole.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 
+from envs.core.errors import DiskFullError
+from experiments.common.writes import disk_full_error, is_disk_full
 from experiments.train.console import console
 
 TMP, OLD, TORN = ".tmp-", ".old-", ".torn-"
@@ -42,7 +46,13 @@ def write_folder(final: Path, write: Callable[[Path], None]) -> Path:
         if leftover.exists():
             shutil.rmtree(leftover)
     tmp.mkdir(parents=True)
-    write(tmp)
+    try:
+        write(tmp)
+    except OSError as exc:
+        if not (isinstance(exc, DiskFullError) or is_disk_full(exc)):
+            raise
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise disk_full_error(final, exc) from None
     if final.exists():
         final.rename(old)
     tmp.rename(final)

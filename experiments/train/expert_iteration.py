@@ -164,7 +164,7 @@ def save_checkpoint(out: Path, net, config: dict[str, Any], state: dict[str, Any
 
     def write(folder: Path) -> None:
         save_network(folder / "policy.pt", net, config, {"generation": state["generation"]})
-        (folder / STATE_FILE).write_text(json.dumps(state, indent=1), encoding="utf-8")
+        write_atomic(folder / STATE_FILE, json.dumps(state, indent=1))
 
     path = write_folder(out / "checkpoints" / name, write)
     for target in (out / "policy.pt", out / "best" / "policy.pt"):

@@ -234,7 +234,7 @@ def save_checkpoint(algo, out: Path, config: dict[str, Any], state: dict[str, An
         weights = get_module_weights(algo, trained_module_id(config))
         meta = {"iteration": state["iteration"], "timesteps": state["timesteps"]}
         save_policy_file(folder / "policy.pt", config, weights, meta)
-        (folder / STATE_FILE).write_text(json.dumps(state, indent=1), encoding="utf-8")
+        write_atomic(folder / STATE_FILE, json.dumps(state, indent=1))
 
     path = write_folder(out / "checkpoints" / f"iter_{state['iteration']:06d}", write)
     shutil.copyfile(path / "policy.pt", out / "policy.pt.tmp")

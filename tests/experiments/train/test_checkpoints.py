@@ -310,3 +310,38 @@ def test_expert_iteration_killed_mid_run_and_mid_checkpoint_resumes_from_the_las
     assert final["generation"] == first + 2
     assert [h["generation"] for h in final["history"]] == list(range(first + 3))
     assert final["history"][:first + 2] == resumed["history"]
+
+
+# ---- a full disk ----------------------------------------------------------------------------------
+
+@pytest.mark.slow
+def test_ppo_on_a_full_disk_keeps_the_last_checkpoint_and_resumes(ray_session, capsys, tmp_path, monkeypatch):
+    """The disk fills while a checkpoint is written: one line naming it, the earlier checkpoint whole,
+    no temporary folder left; once space is freed, --resume carries on from the earlier one."""
+    import yaml
+
+    from experiments.common import writes
+    from experiments.train.ppo import is_complete
+    from tests.experiments.cli.test_errors import run_cli
+    from tests.experiments.common.test_writes import Disk
+    from tests.experiments.train.test_ppo import tiny_config
+
+    config = tmp_path / "tiny.yaml"
+    config.write_text(yaml.safe_dump(tiny_config()))
+    out = tmp_path / "run"
+    train = ["train", "cartographers", "--config", str(config), "--init", "none", "--out", str(out)]
+    assert run_cli(capsys, [*train, "--iterations", "1"])[0] == 0
+    disk = Disk()
+    monkeypatch.setattr(writes, "_write", disk.write)
+    disk.full_for = "trainer_state.json.tmp"
+    code, _, err = run_cli(capsys, [*train, "--resume", str(out), "--iterations", "2"])
+    errors = [line for line in err.splitlines() if line.startswith("error:")]
+    assert code == 2 and "Traceback" not in err, err
+    assert len(errors) == 1 and "no space left on device while writing" in errors[0], err
+    assert str(out / "checkpoints" / "iter_000002") in errors[0]
+    root = out / "checkpoints"
+    assert sorted(p.name for p in root.iterdir()) == ["iter_000001"] and is_complete(root / "iter_000001")
+    disk.free()
+    code, _, err = run_cli(capsys, [*train, "--resume", str(out), "--iterations", "2"])
+    assert code == 0, err
+    assert is_complete(root / "iter_000002")
