@@ -183,6 +183,23 @@ class LinearPolicy:
         return int(actions[_first_best(values)])
 
 
+def _decision(game: Game, state: State, theta: np.ndarray
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray, int, np.ndarray]:
+    """Cells, rotations, features, phase and ``theta``'s values of the current decision's placements."""
+    actions, cells, rots, feats = _rows(game, state)
+    if actions.size == 0:
+        raise RuntimeError("no legal placement inside the action window")
+    ph = phase(game, state)
+    return cells, rots, feats, ph, feats.astype(np.float64) @ theta[ph]
+
+
+def _place(game: Game, state: State, cell: int, rot: int) -> None:
+    """Place the drawn tile at ``cell`` turned ``rot`` and draw the next one."""
+    K.place(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.meta,
+            game._rot_edges, game._task_type, cell, rot)
+    K.advance(state.cells, state.frontier, state.deck, state.meta, game._rot_edges, game._task_type)
+
+
 def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int = 6, futures: int = 8,
                 preset: str = DEFAULT_PRESET, seed: int = 0) -> dict[str, np.ndarray]:
     """Play ``seeds`` with :class:`LinearPolicy` and label the top ``width`` candidates of every
@@ -212,11 +229,7 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
         state = game.new_game(int(game_seed))
         decision = 0
         while not game.is_over(state):
-            actions, cells, rots, feats = _rows(game, state)
-            if actions.size == 0:
-                raise RuntimeError("no legal placement inside the action window")
-            ph = phase(game, state)
-            values = feats.astype(np.float64) @ theta[ph]
+            cells, rots, feats, ph, values = _decision(game, state, theta)
             best = _first_best(values)
             rest = np.argsort(-values, kind="stable")
             top = np.concatenate([[best], rest[rest != best]])[:width]
@@ -233,9 +246,7 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
                 phases.append(np.full(top.size, ph, np.int64))
                 feats_out.append(feats[top])
                 targets.append(out.mean(axis=1).astype(np.float32))
-            K.place(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.meta,
-                    game._rot_edges, game._task_type, int(cells[best]), int(rots[best]))
-            K.advance(state.cells, state.frontier, state.deck, state.meta, game._rot_edges, game._task_type)
+            _place(game, state, int(cells[best]), int(rots[best]))
             group += 1
             decision += 1
         scores[g] = float(game.score_vector(state)[K.S_TOTAL])
@@ -245,3 +256,40 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
                 "scores": scores}
     return {"group": np.concatenate(groups), "phase": np.concatenate(phases),
             "features": np.concatenate(feats_out), "target": np.concatenate(targets), "scores": scores}
+
+
+def return_games(game: Game, seeds: Sequence[int], theta: np.ndarray, explore: float = 0.1, width: int = 6,
+                 seed: int = 0) -> dict[str, np.ndarray]:
+    """Self-play for the afterstate learner: play ``seeds`` with :class:`LinearPolicy` (``theta``),
+    except that with probability ``explore`` a decision plays a candidate drawn uniformly from the
+    top ``width`` by ``theta``. One row per decision: the played candidate's features and, as its
+    target, the points the game scores from that decision on (the final total minus the total
+    before the move), so ``features @ theta`` learns the placement's points plus the value of the
+    position after it. Returns ``group`` (one id per decision), ``phase``, ``features``, ``target``
+    and ``scores`` (each game's final total). Exploration draws come from a generator seeded by
+    ``(seed, game seed)``: the same call gives the same rows on any machine."""
+    theta = _check_theta(theta)
+    if not 0.0 <= explore <= 1.0 or width < 1:
+        raise ConfigError(f"return_games needs 0 <= explore <= 1 and width >= 1, got {explore}, {width}")
+    phases, feats_out, befores, targets = [], [], [], []
+    scores = np.zeros(len(seeds), np.float64)
+    for g, game_seed in enumerate(seeds):
+        state = game.new_game(int(game_seed))
+        rng = np.random.default_rng([int(seed), int(game_seed)])
+        start = len(befores)
+        while not game.is_over(state):
+            cells, rots, feats, ph, values = _decision(game, state, theta)
+            pick = _first_best(values)
+            if explore > 0.0 and rng.random() < explore:
+                top = np.argsort(-values, kind="stable")[:width]
+                pick = int(top[rng.integers(top.size)])
+            phases.append(ph)
+            feats_out.append(feats[pick])
+            befores.append(float(game.score_vector(state)[K.S_TOTAL]))
+            _place(game, state, int(cells[pick]), int(rots[pick]))
+        scores[g] = float(game.score_vector(state)[K.S_TOTAL])
+        targets.extend(scores[g] - b for b in befores[start:])
+    n = len(befores)
+    return {"group": np.arange(n, dtype=np.int64), "phase": np.asarray(phases, np.int64),
+            "features": np.asarray(feats_out, np.float32).reshape(n, N_FEATURES),
+            "target": np.asarray(targets, np.float32), "scores": scores}

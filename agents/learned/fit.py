@@ -103,3 +103,53 @@ def fit_theta(rows: dict[str, np.ndarray], theta0: np.ndarray, ridges: tuple[flo
     report = FitReport(ridge=ridge, held_out_gain=float(gain), held_out_se=se, rows=int(group.size),
                        decisions=int(ids.size))
     return theta, report
+
+
+def fit_returns(rows: dict[str, np.ndarray], theta0: np.ndarray, ridges: tuple[float, ...] = RIDGES,
+                held_out: float = 0.25, seed: int = 0) -> tuple[np.ndarray, FitReport]:
+    """The afterstate learner's fit: per phase, ``target ~ c + a * (features @ theta0[k]) +
+    features @ delta`` over one row per decision (the played candidate and the points scored from
+    it on; ``return_games`` of a game module), least squares with a ridge on the standardised
+    ``delta``. The intercept ``c`` is dropped (it ranks no candidate). The ridge is chosen by the
+    held-out decisions' squared error; the report's ``held_out_gain`` is the fall in held-out mean
+    squared error against the fit on ``theta0`` alone (``a`` and ``c``), with its standard error."""
+    group, phase = rows["group"], rows["phase"]
+    x = rows["features"].astype(np.float64)
+    y = rows["target"].astype(np.float64)
+    rng = np.random.default_rng(seed)
+    is_test = rng.random(group.size) < held_out
+    theta0 = theta0.astype(np.float64)
+
+    def fitted(train: np.ndarray, ridge: float) -> tuple[np.ndarray, np.ndarray]:
+        """Weights (drop-in for theta) and per-phase intercepts fitted on the rows ``train``."""
+        theta, intercept = theta0.copy(), np.zeros(theta0.shape[0])
+        for k in range(theta0.shape[0]):
+            rows_k = train & (phase == k)
+            if rows_k.sum() <= x.shape[1]:
+                continue
+            xm, ym = x[rows_k].mean(axis=0), y[rows_k].mean()
+            if np.isinf(ridge):  # theta0's direction only: a scale and an intercept
+                v = (x[rows_k] - xm) @ theta0[k]
+                theta[k] = theta0[k] * (v @ (y[rows_k] - ym) / max(v @ v, 1e-12))
+            else:
+                theta[k] = _solve(x[rows_k] - xm, y[rows_k] - ym, theta0[k], ridge)
+            intercept[k] = ym - xm @ theta[k]
+        return theta, intercept
+
+    def errors(theta: np.ndarray, intercept: np.ndarray) -> np.ndarray:
+        test = np.flatnonzero(is_test)
+        predicted = np.einsum("ij,ij->i", x[test], theta[phase[test]]) + intercept[phase[test]]
+        return (y[test] - predicted) ** 2
+
+    base = errors(*fitted(~is_test, np.inf))
+    best = (np.inf, base.mean(), np.zeros_like(base))
+    for ridge in ridges:
+        err = errors(*fitted(~is_test, ridge))
+        if err.mean() < best[1]:
+            best = (ridge, err.mean(), base - err)
+    ridge, _, gains = best
+    theta, _ = fitted(np.ones(group.size, bool), ridge)
+    se = float(gains.std(ddof=1) / np.sqrt(gains.size)) if gains.size > 1 else 0.0
+    report = FitReport(ridge=ridge, held_out_gain=float(gains.mean()) if gains.size else 0.0, held_out_se=se,
+                       rows=int(group.size), decisions=int(np.unique(group).size))
+    return theta, report

@@ -4,7 +4,8 @@
 ``--algo expert-iteration --config configs/exit/<name>.yaml`` runs :mod:`experiments.train.expert_iteration`
 instead (its own options: ``--generations``; the PPO budgets and ``--device`` are refused), and
 ``--algo distill --config configs/distill/<name>.yaml`` :mod:`experiments.train.distill` (a linear
-candidate model fitted to search labels; ``--iterations`` counts its iterations)."""
+candidate model fitted to search labels; ``--iterations`` counts its iterations), and ``--algo
+afterstate --config configs/afterstate/<name>.yaml`` the same loop on self-play returns."""
 
 from __future__ import annotations
 
@@ -29,16 +30,17 @@ from experiments.train.exit_config import load_config as load_exit_config
 from experiments.train.imitation import parse_init
 from experiments.train.ppo import check_resumable, resume_point, run_training
 
-ALGOS = ("ppo", "expert-iteration", "distill")
+ALGOS = ("ppo", "expert-iteration", "distill", "afterstate")
 
 
 @click.command()
 @click.argument("game")
 @click.option("--config", "config_path", required=True,
               help="Training config (configs/ppo/*.yaml; configs/exit/*.yaml for expert iteration; "
-                   "configs/distill/*.yaml for distill).")
+                   "configs/distill/*.yaml for distill; configs/afterstate/*.yaml for afterstate).")
 @click.option("--algo", default="ppo", show_default=True,
-              help="ppo, expert-iteration or distill (a linear candidate model fitted to search labels).")
+              help="ppo, expert-iteration, distill (a linear candidate model fitted to search labels) or "
+                   "afterstate (the same model fitted to its own self-play returns).")
 @click.option("--generations", type=int, default=None,
               help="Expert iteration: the run's total number of generations (default run.generations).")
 @click.option("--timesteps", type=int, default=None,
@@ -71,15 +73,15 @@ def train(game: str, config_path: str, algo: str, generations: int | None, times
     require("torch", "ray", "tensorboard", extra="rl")
     if algo not in ALGOS:
         raise ConfigError(f"--algo must be one of {', '.join(ALGOS)}, got {algo!r}")
-    if algo == "distill":
+    if algo in ("distill", "afterstate"):
         given = {"--timesteps": timesteps, "--time-budget": time_budget, "--wall-budget": wall_budget,
                  "--generations": generations, "--init": init, "--seed": seed,
                  "--device": None if device == "cpu" else device}
         refused = [name for name, value in given.items() if value is not None]
         if refused:
-            raise ConfigError(f"{', '.join(refused)}: not an option of --algo distill (it takes "
+            raise ConfigError(f"{', '.join(refused)}: not an option of --algo {algo} (it takes "
                               "--iterations; the seeds are the config's run.seed and run.first_seed)")
-        train_distill(game, config_path, iterations, resume, out, address, as_json)
+        train_distill(game, config_path, iterations, resume, out, address, as_json, algo)
         return
     if algo == "expert-iteration":
         given = {"--timesteps": timesteps, "--time-budget": time_budget, "--wall-budget": wall_budget,
@@ -185,9 +187,14 @@ def train_expert_iteration(game: str, config_path: str, generations: int | None,
 
 
 def train_distill(game: str, config_path: str, iterations: int | None, resume: str | None, out: str | None,
-                  address: str | None, as_json: bool) -> None:
-    """``train --algo distill``: check the options, run, print a summary."""
+                  address: str | None, as_json: bool, algo: str = "distill") -> None:
+    """``train --algo distill`` (or ``afterstate``): check the options, run, print a summary."""
     config = load_distill_config(config_path)
+    wanted = "returns" if algo == "afterstate" else "playouts"
+    if config["label"]["targets"] != wanted:
+        other = "afterstate" if algo == "distill" else "distill"
+        raise ConfigError(f"{config_path}: label.targets {config['label']['targets']} is a config for "
+                          f"--algo {other}, not --algo {algo}")
     check_run_options(config, config_path, game, {"--iterations": iterations}, None, None)
     run_dir = run_folder(config, resume, out, distill.resume_point, distill.check_resumable)
     with quiet_libraries(run_dir, as_json):
@@ -198,6 +205,6 @@ def train_distill(game: str, config_path: str, iterations: int | None, resume: s
         click.echo(json.dumps(summary, indent=1))
     else:
         best = state["best"] or {}
-        click.echo(f"distill: {state['iteration'] + 1} iterations; best on dev: {best.get('diff', 0.0):+.2f} "
+        click.echo(f"{algo}: {state['iteration'] + 1} iterations; best on dev: {best.get('diff', 0.0):+.2f} "
                    f"over greedy {config['label']['preset']}; checkpoints in {run_dir / 'checkpoints'}; "
                    f"agent: learned:{run_dir}")

@@ -1,4 +1,5 @@
-"""``meeplelab train GAME --algo distill``: fit a linear candidate model to search labels, DAgger style.
+"""``meeplelab train GAME --algo distill``: fit a linear candidate model to search labels, DAgger style
+(``--algo afterstate``: the same loop on self-play returns, ``label.targets: returns``).
 
 Each iteration:
 
@@ -30,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from agents.learned import game_module
-from agents.learned.fit import fit_theta
+from agents.learned.fit import fit_returns, fit_theta
 from agents.learned.model import MODEL_FILE, load_model, save_model
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
@@ -44,10 +45,14 @@ STATE_FILE = "state.json"
 
 
 def label_chunk(game_name: str, game_options: dict[str, Any], seeds: list[int], theta: np.ndarray,
-                width: int, futures: int, preset: str, seed: int) -> dict[str, np.ndarray]:
-    """One chunk's labelled rows (runs in a Ray worker or in-process)."""
+                width: int, futures: int, preset: str, seed: int, targets: str = "playouts",
+                explore: float = 0.0) -> dict[str, np.ndarray]:
+    """One chunk's labelled rows (runs in a Ray worker or in-process): paired-playout values of the
+    top candidates, or (``targets="returns"``) the returns of the model's own exploring games."""
     game = make_game(game_name, **game_options)
     module = game_module(game_name)
+    if targets == "returns":
+        return module.return_games(game, np.asarray(seeds, dtype=np.int64), theta, explore, width, seed)
     return module.label_games(game, np.asarray(seeds, dtype=np.int64), theta, width, futures, preset, seed)
 
 
@@ -88,7 +93,8 @@ def label_iteration(config: dict[str, Any], run_dir: Path, iteration: int, theta
         else:
             results[index] = rows
     args = [(config["game"], config["game_options"], chunks[i], theta, label["width"], label["futures"],
-             label["preset"], run["seed"] * 1_000_003 + chunks[i][0]) for i in todo]
+             label["preset"], run["seed"] * 1_000_003 + chunks[i][0], label["targets"], label["explore"])
+            for i in todo]
     start = time.perf_counter()
 
     def done(index: int, rows: dict[str, np.ndarray]) -> None:
@@ -191,7 +197,8 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
             all_rows += label_iteration(config, run_dir, iteration, theta, address, progress)
             rows = {key: np.concatenate([r[key] for r in all_rows]) for key in ("group", "phase", "features",
                                                                                "target")}
-            theta, report = fit_theta(rows, module.greedy_theta(preset), seed=config["run"]["seed"])
+            fit = fit_returns if config["label"]["targets"] == "returns" else fit_theta
+            theta, report = fit(rows, module.greedy_theta(preset), seed=config["run"]["seed"])
             scores = compare(dev_scores(config, theta), greedy_scores)
             entry = {"iteration": iteration, "rows": report.rows, "decisions": report.decisions,
                      "ridge": report.ridge, "held_out_gain": report.held_out_gain,
@@ -208,9 +215,11 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
             writer.flush()
             _write_state(state_path, state)
             if progress:
+                fitted = (f"held-out squared error {-report.held_out_gain:+.1f} against greedy's direction"
+                          if config["label"]["targets"] == "returns" else
+                          f"held-out gain per decision {report.held_out_gain:+.3f}")
                 print(f"iteration {iteration}: {report.rows:,} rows from {report.decisions:,} decisions; "
-                      f"held-out gain per decision {report.held_out_gain:+.3f} "
-                      f"(se {report.held_out_se:.3f}); "
+                      f"{fitted} (se {report.held_out_se:.3f}); "
                       f"dev {config['run']['eval_games']} games: learned {entry['learned']:.2f} vs greedy "
                       f"{entry['greedy']:.2f}, {entry['diff']:+.2f} [{entry['diff_low']:+.2f}, "
                       f"{entry['diff_high']:+.2f}] ({entry['seconds']:.0f} s)", flush=True)

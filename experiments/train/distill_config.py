@@ -14,6 +14,12 @@ are refused with one line naming them::
     run: {iterations: 2, seed: 0, first_seed: 100000, workers: 2, eval_games: 100}
                                       # label seeds start at first_seed (never the dev or test seeds);
                                       # evaluation plays the first eval_games seeds of the dev suite
+
+``label.targets: returns`` makes it the afterstate learner (``train --algo afterstate``, configs in
+``configs/afterstate/``): no playouts; the model plays its own games, exploring with probability
+``label.explore`` among its ``width`` best candidates, and every decision's played candidate is
+labelled with the points scored from it on (Monte-Carlo returns; the games that have
+``return_games`` in their candidate module).
 """
 
 from __future__ import annotations
@@ -26,7 +32,8 @@ from envs.core.errors import ConfigError
 from envs.core.textfile import read_yaml
 
 DEFAULTS: dict[str, dict[str, Any]] = {
-    "label": {"games": 200, "width": 8, "futures": 8, "preset": None, "chunk_games": 10},
+    "label": {"games": 200, "width": 8, "futures": 8, "preset": None, "chunk_games": 10,
+              "targets": "playouts", "explore": 0.1},
     "run": {"iterations": 2, "seed": 0, "first_seed": 100_000, "workers": 2, "eval_games": 100},
 }
 _LIMITS: dict[str, tuple[int, int]] = {
@@ -34,6 +41,8 @@ _LIMITS: dict[str, tuple[int, int]] = {
     "label.chunk_games": (1, 10_000), "run.iterations": (1, 1000), "run.seed": (0, 1 << 40),
     "run.first_seed": (0, 1 << 40), "run.workers": (1, 4096), "run.eval_games": (1, 100_000),
 }
+#: label.targets: paired-playout values of the top candidates (distill), or self-play returns
+TARGETS = ("playouts", "returns")
 #: the dev and test suites' seeds (configs/suites.yaml): labelling must stay clear of them
 RESERVED = (range(0, 200), range(1_000_000, 1_001_000))
 
@@ -73,8 +82,16 @@ def validate_config(raw: Any, source: str = "config") -> dict[str, Any]:
                     raise ConfigError(f"{source}: {name} must be an integer in [{low}, {high}], "
                                       f"got {value!r}")
         config[section] = merged
+    targets, explore = config["label"]["targets"], config["label"]["explore"]
+    if targets not in TARGETS:
+        raise ConfigError(f"{source}: label.targets must be one of {', '.join(TARGETS)}, got {targets!r}")
+    if isinstance(explore, bool) or not isinstance(explore, int | float) or not 0.0 <= explore <= 1.0:
+        raise ConfigError(f"{source}: label.explore must be a probability in [0, 1], got {explore!r}")
     preset = config["label"]["preset"]
     module = game_module(game)
+    if targets == "returns" and not hasattr(module, "return_games"):
+        raise ConfigError(f"{source}: label.targets returns (the afterstate learner) is not available for "
+                          f"{game} yet; it needs return_games in agents/learned/{game}.py")
     config["label"]["preset"] = preset = module.DEFAULT_PRESET if preset is None else preset
     if not isinstance(preset, str):
         raise ConfigError(f"{source}: label.preset must be a greedy preset name, got {preset!r}")
