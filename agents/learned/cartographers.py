@@ -15,6 +15,7 @@ from agents.greedy import cartographers_kernels as G
 from agents.greedy.cartographers import preset_weights
 from agents.learned import cartographers_kernels as CK
 from envs.cartographers import kernels as K
+from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 from envs.core.rng import new_stream
 
@@ -112,3 +113,48 @@ def label_games(game: Game, seeds: np.ndarray, theta: np.ndarray, width: int, fu
     out = {key: np.concatenate(parts) for key, parts in chunks.items()}
     out["scores"] = scores
     return out
+
+
+def return_games(game: Game, seeds: np.ndarray, theta: np.ndarray, explore: float = 0.1, width: int = 8,
+                 seed: int = 0) -> dict[str, np.ndarray]:
+    """Self-play for the afterstate learner (contract in :mod:`agents.learned`): every seat plays
+    ``LinearPolicy(theta)``, except that with probability ``explore`` an exploring decision plays a
+    candidate drawn uniformly from the top ``width``; ambushes as greedy plays them. One row per
+    exploring decision: the played candidate's features and the points its seat scores from that
+    decision on (final total minus the seasons recorded before it). Exploration draws come from a
+    generator seeded by ``(seed, game seed)``."""
+    if not 0.0 <= explore <= 1.0 or width < 1:
+        raise ConfigError(f"return_games needs 0 <= explore <= 1 and width >= 1, got {explore}, {width}")
+    theta = np.ascontiguousarray(theta, dtype=np.float64).reshape(N_PHASES, N_FEATURES)
+    ambush = preset_weights(DEFAULT_PRESET)
+    b = _Buffers()
+    seats, phases, feats_out, befores, targets = [], [], [], [], []
+    scores = np.zeros((len(seeds), game.num_players()))
+    for g, game_seed in enumerate(seeds):
+        state = game.new_game(int(game_seed))
+        rng = np.random.default_rng([int(seed), int(game_seed)])
+        start = len(befores)
+        while not game.is_over(state):
+            arrays = state.arrays()
+            n = CK.candidate_features(arrays, game.tb, b.buf, b.actions, b.feats)
+            if n == 0:  # an ambush: drawn as greedy draws it
+                game.step(state, int(G.greedy_action(arrays, game.tb, ambush, b.buf, b.actions, b.values)))
+                continue
+            ph = phase(game, state)
+            values = b.feats[:n].astype(np.float64) @ theta[ph]
+            pick = int(np.argmax(values))
+            if explore > 0.0 and rng.random() < explore:
+                top = np.argsort(-values, kind="stable")[:width]
+                pick = int(top[rng.integers(top.size)])
+            seat = game.current_player(state)
+            seats.append(seat)
+            phases.append(ph)
+            feats_out.append(b.feats[pick].copy())
+            befores.append(float(game.returns(state)[seat]))
+            game.step(state, int(b.actions[pick]))
+        scores[g] = game.returns(state)
+        targets.extend(scores[g, s] - b for s, b in zip(seats[start:], befores[start:], strict=True))
+    n = len(befores)
+    return {"group": np.arange(n, dtype=np.int64), "phase": np.asarray(phases, np.int64),
+            "features": np.asarray(feats_out, np.float32).reshape(n, N_FEATURES),
+            "target": np.asarray(targets, np.float32), "scores": scores}

@@ -45,6 +45,25 @@ def test_returns_are_the_points_scored_from_each_decision_on(tmp_path):
     assert policy == play_game(game, [f"learned:{tmp_path}"], 300_001).totals[0]
 
 
+@pytest.mark.parametrize("players", [1, 2])
+def test_cartographers_returns_follow_the_seasons_and_the_policy(tmp_path, players):
+    from agents.learned import cartographers as C
+
+    game = make_game("cartographers", players=players)
+    theta = C.greedy_theta()
+    theta[:, 5] += 0.3
+    rows = C.return_games(game, [300_004], theta, explore=0.0)
+    assert rows["target"][:players].tolist() == rows["scores"][0].tolist()  # nothing recorded yet
+    assert rows["features"].shape == (rows["target"].size, C.N_FEATURES)
+    save_model(tmp_path, "cartographers", {"players": players}, theta, C.DEFAULT_PRESET, {})
+    played = play_game(game, [f"learned:{tmp_path}"] * players, 300_004).totals
+    assert rows["scores"][0].tolist() == played
+    explored = C.return_games(game, [300_004], theta, explore=0.5, seed=1)
+    assert explored["scores"][0].tolist() != played and \
+        C.return_games(game, [300_004], theta, explore=0.5, seed=1)["target"].tolist() == \
+        explored["target"].tolist()
+
+
 def test_exploring_self_play_is_reproducible_and_explores():
     game = make_game("dorfromantik")
     one = D.return_games(game, [300_002, 300_003], D.greedy_theta(), explore=0.5, width=6, seed=7)
