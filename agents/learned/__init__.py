@@ -20,8 +20,9 @@ Each game has a module ``agents.learned.<game name>`` with this contract:
   per decision), ``phase``, ``features``, ``target`` (the acting seat's mean final score by the
   game's metric).
 * optional, ``return_games(game, seeds, theta, explore, width, seed) -> dict``: the afterstate
-  learner's self-play (Cartographers and Dorfromantik): one row per decision, the played candidate (the best by
-  ``theta``, or with probability ``explore`` one of the top ``width``) and the points scored from it on.
+  learner's self-play (Cartographers and Dorfromantik): one row per decision, the played candidate
+  (the best by ``theta``, or with probability ``explore`` one of the top ``width``) and the points
+  scored from it on.
 
 :mod:`agents.learned.fit` fits ``theta`` to those rows; :mod:`agents.learned.model` saves and
 loads a model folder; the agent name is ``learned`` (``learned:models/<folder>``).
