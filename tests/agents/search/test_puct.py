@@ -93,7 +93,9 @@ def test_time_limit_is_an_anytime_budget(carto_policy):
     agent = make_agent(puct_spec(carto_policy, simulations=100000, time_limit=0.2), game)
     agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(0))
     assert 0 < agent.last_stats["simulations"] < 100000
-    assert agent.last_stats["seconds"] < 0.5
+    # wall clock on a shared machine: the budget is 0.2 s, the 100,000 simulations would take minutes;
+    # 1 s leaves room for a loaded core without letting a search that ignores the budget pass
+    assert agent.last_stats["seconds"] < 1.0
 
 
 @pytest.mark.parametrize("weight, rollouts", [(1, 0), (0, 9), (0.5, 9)])
