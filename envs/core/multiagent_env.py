@@ -5,11 +5,12 @@ receives an observation; its reward is the change of its own total score since i
 observation (with ``shared_reward=True``: the change of the seats' mean total, which is the
 shared score of a cooperative game). An agent's first observation carries reward 0 (RLlib drops
 rewards that come before an agent's first action); what changed before it is paid with the next
-one, so each agent's rewards add up to its final score. When the game ends every agent that has
-observed before gets a final observation and its last reward, and ``terminateds["__all__"]`` is
-True. ``reward="margin"`` pays the change of its own score minus the others' mean score over the
-same interval (rewards add up to own final score minus the others' mean); ``reward="win"`` pays 0
-until the end and then the rank reward (:mod:`envs.core.rewards`).
+one, so each agent's rewards add up to its final score minus its score at the start (not 0 where
+the starting position already scores: the corridors of Cascadia's starter habitats). When the game
+ends every agent that has observed before gets a final observation and its last reward, and
+``terminateds["__all__"]`` is True. ``reward="margin"`` pays the change of its own score minus the
+others' mean score over the same interval (rewards add up to own final score minus the others'
+mean); ``reward="win"`` pays 0 until the end and then the rank reward (:mod:`envs.core.rewards`).
 
 Observation and action spaces are the single-agent ones (:mod:`envs.core.gym_env`): a Dict of
 ``observations`` and a float32 ``action_mask``, and ``Discrete(game.num_actions)``; infos carry

@@ -2,7 +2,8 @@
 
 ``reward`` is one of:
 
-* ``"score"`` (default): the seat's own score change; an episode's rewards add up to its final score.
+* ``"score"`` (default): the seat's own score change; an episode's rewards add up to its final score
+  less its score at the start.
 * ``"margin"``: its own score change minus the mean score change of the other seats over the same
   interval; an episode's rewards add up to its final score minus the others' mean final score.
   Solo: the same as ``"score"``.
