@@ -629,34 +629,16 @@ def greedy_action(
 
 
 @njit(cache=True)
-def play_greedy(
-    tiles,
-    rots,
-    edges,
-    tokens,
-    front,
-    cells,
-    flist,
-    pinfo,
-    market,
-    stack,
-    bag,
-    ctl,
-    rng,
-    nbr,
-    kind_edges,
-    kind_info,
-    tables,
-    weights,
-    epsilon,
-    agent_rng,
-) -> int:
-    """Finish the game with the greedy policy (a uniformly random legal action with probability
-    ``epsilon``, drawn from ``agent_rng``); return the number of decisions.
+def play_greedy(board, nbr, kind_edges, kind_info, tables, weights, epsilon, agent_rng) -> int:
+    """Finish the game on ``board`` (a :class:`envs.cascadia.kernels.CascadiaBoard`: from Python,
+    ``state.board_args()``) with the greedy policy (a uniformly random legal action with
+    probability ``epsilon``, drawn from ``agent_rng``); return the number of decisions.
 
     The placement a greedy market choice planned is played without planning it again (the same
     action :func:`greedy_action` would choose: the board and the hand are the same), unless the
     nature supply went from empty to not, which can change a keystone's value."""
+    tiles, edges, tokens, cells, flist = board.tiles, board.edges, board.tokens, board.cells, board.flist
+    pinfo, market, bag, ctl = board.pinfo, board.market, board.bag, board.ctl
     out = np.empty(K.MAX_LEGAL, dtype=np.int32)
     steps = 0
     planned_tile = -1
@@ -680,8 +662,7 @@ def play_greedy(
                               kind_info, tables, weights)
         if phase != K.PHASE_MARKET:
             planned_tile = -1
-        K.apply_action(a, tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl,
-                       rng, nbr, kind_edges, kind_info)
+        K.apply_on_board(a, board, nbr, kind_edges, kind_info)
         steps += 1
     return steps
 
@@ -693,7 +674,7 @@ def greedy_rollout(game: Game, state, seed: int, epsilon: float = 0.1) -> np.nda
     agent = np.array([derive_seed(seed, "greedy-rollout")], dtype=np.uint64)
     if not game.is_over(state):
         play_greedy(
-            *state.board_args(),
+            state.board_args(),
             game.nbr,
             game.kind_edges,
             game.kind_info,

@@ -102,9 +102,7 @@ def apply_turn(work, turn: np.ndarray, nbr, kind_edges, kind_info) -> None:
         a = turn[i]
         if a < 0 or work.ctl[K.C_PHASE] == K.PHASE_OVER:
             break
-        K.apply_action(a, work.tiles, work.rots, work.edges, work.tokens, work.front, work.cells, work.flist,
-                       work.pinfo, work.market, work.stack, work.bag, work.ctl, work.rng, nbr, kind_edges,
-                       kind_info)
+        K.apply_on_board(a, work, nbr, kind_edges, kind_info)
 
 
 @njit(cache=True)
@@ -121,9 +119,7 @@ def paired_playouts(st, det, work, cands, n_cands, futures, stream, nbr, kind_ed
         for k in range(n_cands):
             copy_state(det, work)
             apply_turn(work, cands[k], nbr, kind_edges, kind_info)
-            play_greedy(work.tiles, work.rots, work.edges, work.tokens, work.front, work.cells, work.flist,
-                        work.pinfo, work.market, work.stack, work.bag, work.ctl, work.rng, nbr, kind_edges,
-                        kind_info, tables, weights, 0.0, no_stream)
+            play_greedy(work, nbr, kind_edges, kind_info, tables, weights, 0.0, no_stream)
             K.score_all(work.edges, work.tokens, work.cells, work.pinfo, work.ctl, nbr, tables, solo_min,
                         solo_points, out)
             for p in range(players):

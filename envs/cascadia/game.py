@@ -8,7 +8,7 @@ The Python path and the compiled loop call the same kernels, so they play identi
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from envs.cascadia.data import (
     CascadiaData,
     load_data,
 )
+from envs.cascadia.kernels import CascadiaBoard
 from envs.cascadia.layout import cascadia_layout
 from envs.cascadia.observation import CELL_FEATURES, GLOBAL_FEATURES, observation_vector
 from envs.cascadia.render import render_image, render_text
@@ -34,30 +35,6 @@ from envs.core.policies import rollout_policy
 from envs.core.rng import derive_seed, new_stream
 
 PHASE_NAMES = ("market", "tile", "token", "over")
-
-
-class CascadiaBoard(NamedTuple):
-    """The 13 arrays the apply/play kernels take, by name (a numba-compatible record: compiled code
-    reads ``board.stack``; ``*board`` still spreads them as positional arguments). Layouts are
-    documented in :mod:`envs.cascadia.kernels`."""
-
-    tiles: np.ndarray
-    rots: np.ndarray
-    edges: np.ndarray
-    tokens: np.ndarray
-    front: np.ndarray
-    cells: np.ndarray
-    flist: np.ndarray
-    pinfo: np.ndarray
-    market: np.ndarray
-    stack: np.ndarray
-    bag: np.ndarray
-    ctl: np.ndarray
-    rng: np.ndarray
-
-    def copy(self) -> CascadiaBoard:
-        """An independent copy of every array (scratch boards for the compiled searches)."""
-        return CascadiaBoard(*(a.copy() for a in self))
 
 
 @dataclass

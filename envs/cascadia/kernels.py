@@ -1,6 +1,7 @@
 """Numba kernels of Cascadia: setup, legal actions, apply, scoring, score deltas, a whole game.
 
-Every function takes plain numpy arrays (see :class:`envs.cascadia.game.CascadiaState`):
+Every function takes plain numpy arrays (see :class:`envs.cascadia.game.CascadiaState`), or the
+record of them below:
 
 * per seat ``p`` and window cell ``c``: ``tiles[p, c]`` kind or -1, ``rots[p, c]``,
   ``edges[p, c, d]`` habitat on edge d or -1, ``tokens[p, c]`` wildlife or -1,
@@ -11,6 +12,19 @@ Every function takes plain numpy arrays (see :class:`envs.cascadia.game.Cascadia
   ``ctl`` the control scalars (indices ``C_*``), ``rng`` the chance stream;
 * constants: ``nbr`` (cells x 6), ``kind_edges``, ``kind_info``, ``tables`` from :mod:`data`.
 
+The kernels that read or write the whole state take it as one :class:`CascadiaBoard` record (what
+``CascadiaState.board_args()`` returns; compiled code builds one with ``CascadiaBoard(tiles, ...,
+rng)``): a ``typing.NamedTuple`` that numba compiles like a tuple, so ``board.stack`` is resolved at
+compile time and costs nothing at run time. They are :func:`deal_game`, :func:`apply_tile`,
+:func:`apply_on_board` and :func:`play_random_into`, and the greedy playout
+:func:`agents.greedy.cascadia.play_greedy` (a call from Python plays milliseconds, so its record's
+dispatch cost does not show). The entry points Python calls once per step, game or rollout take the
+13 arrays spread instead (``*state.board_args()``) and build the record: :func:`setup_game`,
+:func:`apply_action`, :func:`play_random`. Numba types a named-tuple argument outside its C fast
+path, 1.3-1.7 us more per call: 12% of a bare Python ``legal_actions`` + ``step`` loop, 13% of a
+late-game rollout. The small kernels that read a few arrays (``place_tile``, ``legal_actions``,
+``score_all``, ...) take those arrays by name.
+
 The action codec (one Discrete space, see ``seeds/cascadia-rules.md``):
 ``0..3`` take pair i; ``4 + 4 i + j`` pay a nature token for tile i and token j;
 ``19 + s`` pay a nature token to redraw the token subset s (bitmask 1..15); ``35`` free redraw of
@@ -20,11 +34,37 @@ three identical tokens; ``A_TILE + 6 c + k`` place the tile at cell c, rotation 
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
 from envs.cascadia.data import NUM_CELLS
 from envs.core.rng import randint
+
+
+class CascadiaBoard(NamedTuple):
+    """The 13 state arrays by name, in this order (layouts above): the argument of the kernels
+    that read or write the whole state. ``*board`` spreads them as positional arguments."""
+
+    tiles: np.ndarray
+    rots: np.ndarray
+    edges: np.ndarray
+    tokens: np.ndarray
+    front: np.ndarray
+    cells: np.ndarray
+    flist: np.ndarray
+    pinfo: np.ndarray
+    market: np.ndarray
+    stack: np.ndarray
+    bag: np.ndarray
+    ctl: np.ndarray
+    rng: np.ndarray
+
+    def copy(self) -> CascadiaBoard:
+        """An independent copy of every array (scratch boards for the compiled searches)."""
+        return CascadiaBoard(*(a.copy() for a in self))
+
 
 # ---- action codec -----------------------------------------------------------------------------
 A_PAIR = 0
@@ -186,10 +226,14 @@ def place_tile(p, cell, kind, rot, tiles, rots, edges, front, cells, flist, pinf
 def setup_game(players, starter_order, tiles, rots, edges, tokens, front, cells, flist, pinfo,
                market, stack, bag, ctl, rng, nbr, kind_edges, starter_cells, num_tiles, tiles_used,
                per_animal, supply, tie_mode):
-    """Deal a new game: starters, the shuffled stack of ``tiles_used`` tiles, the bag, the market."""
+    """Deal a new game: starters, the shuffled stack of ``tiles_used`` tiles, the bag, the market.
+    The entry point from Python, once per game (arrays spread); compiled code that deals many
+    games clears what it used and calls :func:`deal_game`."""
     clear_areas(tiles, rots, edges, tokens, front, cells, flist)
-    deal_game(players, starter_order, tiles, rots, edges, front, cells, flist, pinfo, market, stack, bag, ctl,
-              rng, nbr, kind_edges, starter_cells, num_tiles, tiles_used, per_animal, supply, tie_mode)
+    board = CascadiaBoard(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl,
+                          rng)
+    deal_game(players, starter_order, board, nbr, kind_edges, starter_cells, num_tiles, tiles_used,
+              per_animal, supply, tie_mode)
 
 
 @step_jit
@@ -226,9 +270,11 @@ def clear_used(players, tiles, rots, edges, tokens, front, cells, flist, pinfo, 
 
 
 @step_jit
-def deal_game(players, starter_order, tiles, rots, edges, front, cells, flist, pinfo, market, stack, bag, ctl,
-              rng, nbr, kind_edges, starter_cells, num_tiles, tiles_used, per_animal, supply, tie_mode):
-    """:func:`setup_game` on empty areas."""
+def deal_game(players, starter_order, board, nbr, kind_edges, starter_cells, num_tiles, tiles_used,
+              per_animal, supply, tie_mode):
+    """:func:`setup_game` on empty areas (``board`` a :class:`CascadiaBoard`)."""
+    pinfo, market, stack, bag, ctl, rng = (board.pinfo, board.market, board.stack, board.bag, board.ctl,
+                                           board.rng)
     pinfo[:] = 0
     ctl[:] = 0
     for s in range(starter_order.shape[0]):
@@ -240,8 +286,8 @@ def deal_game(players, starter_order, tiles, rots, edges, front, cells, flist, p
         starter_order[j] = t
     for p in range(players):
         for j in range(3):
-            place_tile(p, starter_cells[j], num_tiles + 3 * starter_order[p] + j, 0, tiles, rots, edges,
-                       front, cells, flist, pinfo, nbr, kind_edges)
+            place_tile(p, starter_cells[j], num_tiles + 3 * starter_order[p] + j, 0, board.tiles, board.rots,
+                       board.edges, board.front, board.cells, board.flist, pinfo, nbr, kind_edges)
     for t in range(num_tiles):
         stack[t] = t
     for i in range(num_tiles - 1, 0, -1):
@@ -493,18 +539,18 @@ def apply_market(action, pinfo, market, bag, ctl, rng):
 
 
 @inline_jit
-def apply_tile(action, tiles, rots, edges, front, cells, flist, pinfo, market, stack, bag, ctl, rng, nbr,
-               kind_edges):
+def apply_tile(action, board, nbr, kind_edges):
     """Place the tile in hand as the legal ``action`` says (the turn ends if no token came with it)."""
+    ctl = board.ctl
     k = action - A_TILE
     cell = k // 6
-    place_tile(ctl[C_CUR], cell, ctl[C_HAND_TILE], k % 6, tiles, rots, edges, front, cells, flist, pinfo,
-               nbr, kind_edges)
+    place_tile(ctl[C_CUR], cell, ctl[C_HAND_TILE], k % 6, board.tiles, board.rots, board.edges, board.front,
+               board.cells, board.flist, board.pinfo, nbr, kind_edges)
     ctl[C_LAST_CELL] = cell
     if ctl[C_HAND_TOKEN] >= 0:
         ctl[C_PHASE] = PHASE_TOKEN
     else:
-        end_turn(pinfo, market, stack, bag, ctl, rng)
+        end_turn(board.pinfo, board.market, board.stack, board.bag, ctl, board.rng)
 
 
 @inline_jit
@@ -526,15 +572,33 @@ def apply_token(action, tiles, tokens, pinfo, market, stack, bag, ctl, rng, kind
 @step_jit
 def apply_action(action, tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
                  ctl, rng, nbr, kind_edges, kind_info):
-    """Apply a legal ``action`` for the current player (legality is the caller's job)."""
-    phase = ctl[C_PHASE]
+    """:func:`apply_on_board` with the arrays spread: the entry point from Python, once per step
+    (see the module docstring); compiled code calls :func:`apply_on_board`."""
+    board = CascadiaBoard(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl,
+                          rng)
+    apply_inline(action, board, nbr, kind_edges, kind_info)
+
+
+@step_jit
+def apply_on_board(action, board, nbr, kind_edges, kind_info):
+    """Apply a legal ``action`` for the current player on ``board`` (a :class:`CascadiaBoard`;
+    legality is the caller's job)."""
+    apply_inline(action, board, nbr, kind_edges, kind_info)
+
+
+@inline_jit
+def apply_inline(action, board, nbr, kind_edges, kind_info):
+    """The body of :func:`apply_on_board` and :func:`apply_action`, inlined into both: with
+    apply_action calling apply_on_board (the record passed by value) a step from Python took
+    0.2 us more."""
+    b = board
+    phase = b.ctl[C_PHASE]
     if phase == PHASE_MARKET:
-        apply_market(action, pinfo, market, bag, ctl, rng)
+        apply_market(action, b.pinfo, b.market, b.bag, b.ctl, b.rng)
     elif phase == PHASE_TILE:
-        apply_tile(action, tiles, rots, edges, front, cells, flist, pinfo, market, stack, bag, ctl, rng, nbr,
-                   kind_edges)
+        apply_tile(action, b, nbr, kind_edges)
     elif phase == PHASE_TOKEN:
-        apply_token(action, tiles, tokens, pinfo, market, stack, bag, ctl, rng, kind_info)
+        apply_token(action, b.tiles, b.tokens, b.pinfo, b.market, b.stack, b.bag, b.ctl, b.rng, kind_info)
 
 
 # ---- scoring -----------------------------------------------------------------------------------
@@ -1100,16 +1164,20 @@ def random_action(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_inf
 def play_random(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl, rng,
                 nbr, kind_edges, kind_info, agent_rng) -> int:
     """Play uniformly random legal actions until the game ends; return the number of decisions
-    taken. Identical to the Python engine driven by ``random_true_index`` over the mask."""
-    return play_random_into(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl,
-                            rng, nbr, kind_edges, kind_info, agent_rng, np.empty(MAX_LEGAL, dtype=np.int32))
+    taken. Identical to the Python engine driven by ``random_true_index`` over the mask. The entry
+    point from Python, once per rollout (arrays spread: see the module docstring); compiled code
+    calls :func:`play_random_into`."""
+    board = CascadiaBoard(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl,
+                          rng)
+    return play_random_into(board, nbr, kind_edges, kind_info, agent_rng, np.empty(MAX_LEGAL, dtype=np.int32))
 
 
 @step_jit
-def play_random_into(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl, rng,
-                     nbr, kind_edges, kind_info, agent_rng, out) -> int:
+def play_random_into(board, nbr, kind_edges, kind_info, agent_rng, out) -> int:
     """:func:`play_random` with its action buffer given. Each decision is random_action then
     apply_action, phase by phase, so each call passes only the arrays its phase uses."""
+    tiles, tokens, cells, flist, pinfo = board.tiles, board.tokens, board.cells, board.flist, board.pinfo
+    market, stack, bag, ctl, rng = board.market, board.stack, board.bag, board.ctl, board.rng
     steps = 0
     while True:
         phase = ctl[C_PHASE]
@@ -1118,8 +1186,7 @@ def play_random_into(tiles, rots, edges, tokens, front, cells, flist, pinfo, mar
             apply_market(a, pinfo, market, bag, ctl, rng)
         elif phase == PHASE_TILE:
             a = random_tile_action(flist, pinfo, ctl, kind_info, agent_rng)
-            apply_tile(a, tiles, rots, edges, front, cells, flist, pinfo, market, stack, bag, ctl, rng, nbr,
-                       kind_edges)
+            apply_tile(a, board, nbr, kind_edges)
         elif phase == PHASE_TOKEN:
             a = random_token_action(tiles, tokens, cells, pinfo, ctl, kind_info, agent_rng, out)
             apply_token(a, tiles, tokens, pinfo, market, stack, bag, ctl, rng, kind_info)
@@ -1155,15 +1222,16 @@ def random_games(games, players, seed, nbr, kind_edges, kind_info, tables, start
     score = np.empty((players, NUM_CAT), dtype=np.int32)
     scratch = score_scratch(ncell)
     out = np.empty(MAX_LEGAL, dtype=np.int32)
+    board = CascadiaBoard(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl,
+                          rng)
     steps = 0
     clear_areas(tiles, rots, edges, tokens, front, cells, flist)
     for g in range(games):
         rng[0] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(2 * g + 1)
         agent[0] = rng[0] ^ np.uint64(0xD1B54A32D192ED03)
-        deal_game(players, order, tiles, rots, edges, front, cells, flist, pinfo, market, stack, bag, ctl,
-                  rng, nbr, kind_edges, starter_cells, num_tiles, tiles_used, per_animal, supply, 0)
-        steps += play_random_into(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
-                                  ctl, rng, nbr, kind_edges, kind_info, agent, out)
+        deal_game(players, order, board, nbr, kind_edges, starter_cells, num_tiles, tiles_used, per_animal,
+                  supply, 0)
+        steps += play_random_into(board, nbr, kind_edges, kind_info, agent, out)
         score_all_into(edges, tokens, cells, pinfo, ctl, nbr, tables, solo_min, solo_points, score, scratch)
         for p in range(players):
             totals[g, p] = score[p, CAT_TOTAL]

@@ -46,6 +46,13 @@ def _is_legal(legal: np.ndarray, n: int, action: int) -> bool:
     return lo < n and legal[lo] == action
 
 
+@njit(cache=True, inline="always")
+def _board(bst, i: int):
+    """Sub-env ``i``'s state arrays as a :class:`envs.cascadia.kernels.CascadiaBoard`."""
+    return K.CascadiaBoard(bst[0][i], bst[1][i], bst[2][i], bst[3][i], bst[4][i], bst[5][i], bst[6][i],
+                           bst[7][i], bst[8][i], bst[9][i], bst[10][i], bst[11][i], bst[12][i])
+
+
 @njit(cache=True)
 def _new_game(bst, i: int, stream: np.uint64, setup: np.ndarray, nbr, kind_edges,
               starter_cells) -> None:
@@ -119,9 +126,7 @@ def apply_batch(bst, actions, resetting, streams, setup, nbr, kind_edges, kind_i
         if resetting[i]:
             _new_game(bst, i, streams[i], setup, nbr, kind_edges, starter_cells)
         else:
-            K.apply_action(actions[i], bst[0][i], bst[1][i], bst[2][i], bst[3][i], bst[4][i],
-                           bst[5][i], bst[6][i], bst[7][i], bst[8][i], bst[9][i], bst[10][i], bst[11][i],
-                           bst[12][i], nbr, kind_edges, kind_info)
+            K.apply_on_board(actions[i], _board(bst, i), nbr, kind_edges, kind_info)
     return -1
 
 

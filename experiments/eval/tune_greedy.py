@@ -110,7 +110,7 @@ def _cascadia(players: int, metric: str) -> GreedyModel:
         means = np.zeros(games)
         for i in range(games):
             args = game.new_game(first + i).board_args()
-            cascadia_greedy.play_greedy(*args, game.nbr, game.kind_edges, game.kind_info, game.tables,
+            cascadia_greedy.play_greedy(args, game.nbr, game.kind_edges, game.kind_info, game.tables,
                                         weights, 0.0, np.zeros(1, np.uint64))
             CK.score_all(args.edges, args.tokens, args.cells, args.pinfo, args.ctl, game.nbr, game.tables,
                          d.solo_bonus_min, d.solo_bonus_points, out)

@@ -239,7 +239,7 @@ def test_compiled_greedy_playout_reuses_the_market_plan_and_plays_exactly_the_gr
                 weights = weights.copy()
                 weights[W_NAMES.index("nature_cost")] = -1.0
                 weights[W_NAMES.index("nature_gain")] = 5.0
-            steps = play_greedy(*fast.board_args(), game.nbr, game.kind_edges, game.kind_info, game.tables,
+            steps = play_greedy(fast.board_args(), game.nbr, game.kind_edges, game.kind_info, game.tables,
                                 weights, epsilon, np.array([seed], dtype=np.uint64))
             assert steps == play_greedy_step_by_step(game, slow, weights, epsilon,
                                                      np.array([seed], dtype=np.uint64))

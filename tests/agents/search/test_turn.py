@@ -187,7 +187,7 @@ def _playout_totals(game, state, turn, future, weights, column=K.CAT_TOTAL):
     M.determinize_into(src, det, np.array([future], np.uint64))
     M.copy_state(det, work)
     M.apply_turn(work, turn, game.nbr, game.kind_edges, game.kind_info)
-    play_greedy(*work, game.nbr, game.kind_edges, game.kind_info, game.tables, weights, 0.0,
+    play_greedy(work, game.nbr, game.kind_edges, game.kind_info, game.tables, weights, 0.0,
                 np.zeros(1, np.uint64))
     out = np.zeros((game.num_players(), K.NUM_CAT), np.int32)
     K.score_all(work[2], work[3], work[5], work[7], work[11], game.nbr, game.tables, game.data.solo_bonus_min,
