@@ -25,19 +25,21 @@ from experiments.sim.rows import chunk_columns, win_shares
 
 
 @njit(cache=True)
-def cascadia_game(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl, rng,
-                  nbr, kind_edges, kind_info, tables, policy: np.ndarray, weights: np.ndarray,
+def cascadia_game(board, nbr, kind_edges, kind_info, tables, policy: np.ndarray, weights: np.ndarray,
                   pcg: np.ndarray, buf: np.ndarray, decisions: np.ndarray) -> None:
-    """Play the Cascadia game in these arrays to the end; seat ``i`` random (``policy[i]`` 0: the
-    ascending legal list) or greedy with ``weights[i]`` (1: the planner's action, the first legal
-    one should it ever be illegal, as :class:`agents.greedy.cascadia.CascadiaGreedyAgent` does)."""
+    """Play the Cascadia game on ``board`` (a :class:`envs.cascadia.kernels.CascadiaBoard`) to the end;
+    seat ``i`` random (``policy[i]`` 0: the ascending legal list) or greedy with ``weights[i]`` (1: the
+    planner's action, the first legal one should it ever be illegal, as
+    :class:`agents.greedy.cascadia.CascadiaGreedyAgent` does)."""
+    tiles, tokens, cells, flist, pinfo = board.tiles, board.tokens, board.cells, board.flist, board.pinfo
+    market, bag, ctl = board.market, board.bag, board.ctl
     while ctl[SK.C_PHASE] != SK.PHASE_OVER:
         seat = ctl[SK.C_CUR]
         n = SK.legal_actions(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, buf)
         if policy[seat] == 0:
             action = buf[integers(pcg[seat], n)]
         else:
-            action = cascadia_greedy_action(tiles, tokens, edges, cells, flist, pinfo, market, ctl, nbr,
+            action = cascadia_greedy_action(tiles, tokens, board.edges, cells, flist, pinfo, market, ctl, nbr,
                                             kind_edges, kind_info, tables, weights[seat])
             legal = False
             for i in range(n):
@@ -45,33 +47,32 @@ def cascadia_game(tiles, rots, edges, tokens, front, cells, flist, pinfo, market
             if not legal:
                 action = buf[0]
         decisions[seat] += 1
-        SK.apply_action(action, tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag,
-                        ctl, rng, nbr, kind_edges, kind_info)
+        SK.apply_on_board(action, board, nbr, kind_edges, kind_info)
 
 
 @njit(cache=True)
-def cascadia_chunk(seeds: np.ndarray, chance_crc: int, seat_crcs: np.ndarray, starters, tiles, rots,
-                   edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl, rng, nbr, kind_edges,
-                   kind_info, tables, starter_cells: np.ndarray, setup: np.ndarray, solo_min: int,
+def cascadia_chunk(seeds: np.ndarray, chance_crc: int, seat_crcs: np.ndarray, starters, board, nbr,
+                   kind_edges, kind_info, tables, starter_cells: np.ndarray, setup: np.ndarray, solo_min: int,
                    solo_points: int, policy: np.ndarray, weights: np.ndarray, buf: np.ndarray,
                    table: np.ndarray, decisions: np.ndarray) -> None:
     """Per seed: deal as ``game.new_game`` (``setup``: tiles, tiles used, wildlife per animal, nature
     tokens, tie mode), play (:func:`cascadia_game`), score into ``table[g]``
-    (players x ``SK.NUM_CAT``, as ``game.score_table``); ``decisions[g, seat]``."""
+    (players x ``SK.NUM_CAT``, as ``game.score_table``); ``decisions[g, seat]``. ``board`` is a
+    :class:`envs.cascadia.kernels.CascadiaBoard` reused for every game."""
     players = policy.shape[0]
     pcg = np.zeros((players, 6), np.uint64)
     scratch = SK.score_scratch(nbr.shape[0])
     for g in range(seeds.shape[0]):
-        rng[0] = derive_seed_crc(seeds[g], chance_crc)
-        SK.setup_game(players, starters, tiles, rots, edges, tokens, front, cells, flist, pinfo, market,
-                      stack, bag, ctl, rng, nbr, kind_edges, starter_cells, setup[0], setup[1], setup[2],
-                      setup[3], setup[4])
+        board.rng[0] = derive_seed_crc(seeds[g], chance_crc)
+        SK.clear_areas(board.tiles, board.rots, board.edges, board.tokens, board.front, board.cells,
+                       board.flist)
+        SK.deal_game(players, starters, board, nbr, kind_edges, starter_cells, setup[0], setup[1], setup[2],
+                     setup[3], setup[4])
         for i in range(players):
             seed_pcg(seeds[g], seat_crcs[i], pcg[i])
-        cascadia_game(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl, rng,
-                      nbr, kind_edges, kind_info, tables, policy, weights, pcg, buf, decisions[g])
-        SK.score_all_into(edges, tokens, cells, pinfo, ctl, nbr, tables, solo_min, solo_points, table[g],
-                          scratch)
+        cascadia_game(board, nbr, kind_edges, kind_info, tables, policy, weights, pcg, buf, decisions[g])
+        SK.score_all_into(board.edges, board.tokens, board.cells, board.pinfo, board.ctl, nbr, tables,
+                          solo_min, solo_points, table[g], scratch)
 
 
 def cascadia_columns(game: Any, agents: list[str], seeds: list[int], index: int,
@@ -83,8 +84,9 @@ def cascadia_columns(game: Any, agents: list[str], seeds: list[int], index: int,
                       1 if game.second_place_tie == "share" else 0], np.int64)
     table = np.zeros((games, players, SK.NUM_CAT), np.int32)
     decisions = np.zeros((games, players), np.int64)
+    state = game.new_state_arrays()
     cascadia_chunk(np.asarray(seeds, np.int64), zlib.crc32(b"chance"), seat_crcs(players),
-                   *_cascadia_arrays(game), game.nbr, game.kind_edges,
+                   state.starters, state.board_args(), game.nbr, game.kind_edges,
                    game.kind_info, game.tables, STARTER_CELLS, setup, data.solo_bonus_min,
                    data.solo_bonus_points, policy, weights, np.empty_like(game._legal_buf), table, decisions)
     categories = {w: table[:, :, SK.CAT_WILDLIFE + i] for i, w in enumerate(WILDLIFE)}
@@ -99,10 +101,3 @@ def cascadia_columns(game: Any, agents: list[str], seeds: list[int], index: int,
         wins = win_shares(key == key.max(axis=1, keepdims=True))
     return chunk_columns(index, seeds, [agent_label(a) for a in agents], table[:, :, SK.CAT_TOTAL], decisions,
                          wins, categories, extras)
-
-
-def _cascadia_arrays(game: Any) -> tuple:
-    """A state's arrays in ``cascadia_chunk``'s order (starters first, then the board)."""
-    s = game.new_state_arrays()
-    return (s.starters, s.tiles, s.rots, s.edges, s.tokens, s.front, s.cells, s.flist, s.pinfo, s.market,
-            s.stack, s.bag, s.ctl, s.rng)
