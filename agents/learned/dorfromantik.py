@@ -161,17 +161,15 @@ class LinearPolicy:
                             g._rot_edges, g._task_type, g._flag, self.theta, self._mask, values)
         return values
 
-    def playout(self, state: State, work: tuple[np.ndarray, ...], cell: int, rot: int, future_seed: int,
+    def playout(self, board: K.DorfBoard, work: K.DorfBoard, cell: int, rot: int, future_seed: int,
                 score: np.ndarray) -> float:
-        """The final total of placing the drawn tile at ``cell``/``rot`` on the future of
-        ``future_seed`` (resampled as the placement search does) and playing this policy to the end
-        (:func:`agents.learned.dorfromantik_kernels.playout_linear`); ``work`` is
+        """The final total of placing the drawn tile of ``board`` (``state.board()``) at ``cell``/``rot``
+        on the future of ``future_seed`` (resampled as the placement search does) and playing this
+        policy to the end (:func:`agents.learned.dorfromantik_kernels.playout_linear`); ``work`` is
         ``envs.dorfromantik.kernels.new_arrays()`` scratch."""
         g = self.game
-        return float(LK.playout_linear(state.cells, state.frontier, state.placed, state.uf, state.tasks,
-                                       state.deck, state.meta, *work, cell, rot, np.uint64(future_seed),
-                                       g._rot_edges, g._task_type, g._flag, self.theta, self._mask,
-                                       self._values, score))
+        return float(LK.playout_linear(board, work, cell, rot, np.uint64(future_seed), g._rot_edges,
+                                       g._task_type, g._flag, self.theta, self._mask, self._values, score))
 
     def act(self, state: State, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
         actions, feats = candidates(self.game, state)
@@ -239,9 +237,8 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
             future_seeds = np.array([next_u64(stream) for _ in range(futures)], dtype=np.uint64)
             out = np.zeros((top.size, futures), np.int64)
             if top.size:
-                LK.label_playouts(state.cells, state.frontier, state.placed, state.uf, state.tasks,
-                                  state.deck, state.meta, *work, cells[top], rots[top], future_seeds,
-                                  game._rot_edges, game._task_type, game._flag, weights, mask, score, out)
+                LK.label_playouts(state.board(), work, cells[top], rots[top], future_seeds, game._rot_edges,
+                                  game._task_type, game._flag, weights, mask, score, out)
                 groups.append(np.full(top.size, group, np.int64))
                 phases.append(np.full(top.size, ph, np.int64))
                 feats_out.append(feats[top])

@@ -222,16 +222,15 @@ def candidate_features(cells, frontier, placed, uf, tasks, meta, rot_edges, task
 
 
 @njit(cache=True)
-def label_playouts(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier, w_placed, w_uf,
-                   w_tasks, w_deck, w_meta, pick_cells, pick_rots, seeds, rot_edges, task_type, flag, weights,
-                   mask, score, out) -> None:
-    """``out[k, f]``: final total of placing ``pick_cells[k]``/``pick_rots[k]`` and playing greedy
-    (``weights``) to the end on the future of ``seeds[f]`` (the same futures for every candidate)."""
+def label_playouts(board, work, pick_cells, pick_rots, seeds, rot_edges, task_type, flag, weights, mask,
+                   score, out) -> None:
+    """``out[k, f]``: final total of placing ``pick_cells[k]``/``pick_rots[k]`` on ``board`` and playing
+    greedy (``weights``) to the end on the future of ``seeds[f]`` (the same futures for every
+    candidate); ``work`` is the scratch board (both :class:`envs.dorfromantik.kernels.DorfBoard`)."""
     for k in range(pick_cells.shape[0]):
         for f in range(seeds.shape[0]):
-            out[k, f] = DK.playout(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier,
-                                   w_placed, w_uf, w_tasks, w_deck, w_meta, pick_cells[k], pick_rots[k],
-                                   seeds[f], True, rot_edges, task_type, flag, weights, mask, score)
+            out[k, f] = DK.playout(board, work, pick_cells[k], pick_rots[k], seeds[f], True, rot_edges,
+                                   task_type, flag, weights, mask, score)
 
 
 @njit(cache=True)
@@ -293,9 +292,10 @@ def linear_placement(cells, frontier, placed, uf, tasks, meta, rot_edges, task_t
 
 
 @njit(cache=True)
-def play_linear(cells, frontier, placed, uf, tasks, deck, meta, rot_edges, task_type, flag, theta, mask,
-                values) -> int:
-    """Play the game to its end with :func:`linear_placement`; returns the placements made."""
+def play_linear(board, rot_edges, task_type, flag, theta, mask, values) -> int:
+    """Play the game on ``board`` (a :class:`envs.dorfromantik.kernels.DorfBoard`) to its end with
+    :func:`linear_placement`; returns the placements made."""
+    cells, frontier, placed, uf, tasks, deck, meta = board
     n = 0
     while meta[K.M_OVER] == 0:
         k = linear_placement(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, theta,
@@ -307,15 +307,12 @@ def play_linear(cells, frontier, placed, uf, tasks, deck, meta, rot_edges, task_
 
 
 @njit(cache=True)
-def playout_linear(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier, w_placed, w_uf,
-                   w_tasks, w_deck, w_meta, cell: int, rot: int, future_seed: np.uint64, rot_edges, task_type,
-                   flag, theta, mask, values, score) -> int:
+def playout_linear(board, work, cell: int, rot: int, future_seed: np.uint64, rot_edges, task_type, flag,
+                   theta, mask, values, score) -> int:
     """:func:`agents.search.placement_kernels.playout` with the linear policy ``theta`` playing the
     rest of the game (:func:`play_linear`) after the same start
     (:func:`agents.search.placement_kernels.start_playout`)."""
-    DK.start_playout(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier, w_placed, w_uf,
-                     w_tasks, w_deck, w_meta, cell, rot, future_seed, rot_edges, task_type)
-    play_linear(w_cells, w_frontier, w_placed, w_uf, w_tasks, w_deck, w_meta, rot_edges, task_type, flag,
-                theta, mask, values)
-    K.score_breakdown(w_cells, w_placed, w_uf, w_meta, flag, score)
+    DK.start_playout(board, work, cell, rot, future_seed, rot_edges, task_type)
+    play_linear(work, rot_edges, task_type, flag, theta, mask, values)
+    K.score_breakdown(work.cells, work.placed, work.uf, work.meta, flag, score)
     return score[K.S_TOTAL]

@@ -166,11 +166,9 @@ class TurnSearch:
     def _play(self, state, pair: np.ndarray, seed: int) -> float:
         g, w = self.game, self._work
         if self.learned_playouts:
-            return self.model.playout(state, w, int(pair[0]), int(pair[1]), seed, self._score)
-        return float(DK.playout(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck,
-                                state.meta, *w, int(pair[0]), int(pair[1]), np.uint64(seed), self.greedy,
-                                g._rot_edges, g._task_type, g._flag, self.weights, self._mask,
-                                self._score))
+            return self.model.playout(state.board(), w, int(pair[0]), int(pair[1]), seed, self._score)
+        return float(DK.playout(state.board(), w, int(pair[0]), int(pair[1]), np.uint64(seed), self.greedy,
+                                g._rot_edges, g._task_type, g._flag, self.weights, self._mask, self._score))
 
     def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
         """Search the current placement (see the module docstring) and return its action."""

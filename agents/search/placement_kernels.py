@@ -56,42 +56,40 @@ def determinize_deck(src_deck, meta, deck, stream) -> None:
 
 
 @njit(cache=True)
-def start_playout(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier, w_placed, w_uf,
-                  w_tasks, w_deck, w_meta, cell: int, rot: int, future_seed: np.uint64, rot_edges, task_type):
-    """The start every playout shares: copy the state into the ``w_*`` arrays, resample its hidden
-    future from ``future_seed``, place the drawn tile at ``cell``/``rot`` and draw the next; returns
-    the stream, which the playout's own chance continues."""
-    w_cells[:] = cells
-    w_frontier[:] = frontier
-    w_placed[:] = placed
-    w_uf[:] = uf
-    w_tasks[:] = tasks
-    w_meta[:] = meta
+def start_playout(board, work, cell: int, rot: int, future_seed: np.uint64, rot_edges, task_type):
+    """The start every playout shares: copy ``board`` into ``work`` (both
+    :class:`envs.dorfromantik.kernels.DorfBoard`), resample its hidden future from ``future_seed``,
+    place the drawn tile at ``cell``/``rot`` and draw the next; returns the stream, which the
+    playout's own chance continues."""
+    work.cells[:] = board.cells
+    work.frontier[:] = board.frontier
+    work.placed[:] = board.placed
+    work.uf[:] = board.uf
+    work.tasks[:] = board.tasks
+    work.meta[:] = board.meta
     stream = np.empty(1, np.uint64)
     stream[0] = future_seed
-    determinize_deck(deck, meta, w_deck, stream)
-    K.place(w_cells, w_frontier, w_placed, w_uf, w_tasks, w_meta, rot_edges, task_type, cell, rot)
-    K.advance(w_cells, w_frontier, w_deck, w_meta, rot_edges, task_type)
+    determinize_deck(board.deck, board.meta, work.deck, stream)
+    K.place(work.cells, work.frontier, work.placed, work.uf, work.tasks, work.meta, rot_edges, task_type,
+            cell, rot)
+    K.advance(work.cells, work.frontier, work.deck, work.meta, rot_edges, task_type)
     return stream
 
 
 @njit(cache=True)
-def playout(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier, w_placed, w_uf, w_tasks,
-            w_deck, w_meta, cell: int, rot: int, future_seed: np.uint64, greedy: bool, rot_edges, task_type,
+def playout(board, work, cell: int, rot: int, future_seed: np.uint64, greedy: bool, rot_edges, task_type,
             flag, weights, mask, score) -> int:
-    """Copy the state into the ``w_*`` arrays, resample its hidden future from ``future_seed``, place
-    the drawn tile at ``cell``/``rot``, play to the end and return the final total. The playout's
-    own chance (greedy ties, random moves) continues the same stream, so candidates compared on one
-    seed see the same future."""
-    stream = start_playout(cells, frontier, placed, uf, tasks, deck, meta, w_cells, w_frontier, w_placed,
-                           w_uf, w_tasks, w_deck, w_meta, cell, rot, future_seed, rot_edges, task_type)
+    """Copy ``board`` into ``work`` (both :class:`envs.dorfromantik.kernels.DorfBoard`), resample
+    its hidden future from ``future_seed``, place the drawn tile at ``cell``/``rot``, play to the
+    end and return the final total. The playout's own chance (greedy ties, random moves) continues
+    the same stream, so candidates compared on one seed see the same future."""
+    stream = start_playout(board, work, cell, rot, future_seed, rot_edges, task_type)
     if greedy:
-        GK.play_greedy(w_cells, w_frontier, w_placed, w_uf, w_tasks, w_deck, w_meta, rot_edges, task_type,
-                      flag, weights, stream, mask)
+        GK.play_greedy_board(work, rot_edges, task_type, flag, weights, stream, mask)
     else:
-        K.play_random(w_cells, w_frontier, w_placed, w_uf, w_tasks, w_deck, w_meta, rot_edges, task_type,
-                      stream, mask, np.zeros((0, 2), np.int32))
-    K.score_breakdown(w_cells, w_placed, w_uf, w_meta, flag, score)
+        K.play_random(work.cells, work.frontier, work.placed, work.uf, work.tasks, work.deck, work.meta,
+                      rot_edges, task_type, stream, mask, np.zeros((0, 2), np.int32))
+    K.score_breakdown(work.cells, work.placed, work.uf, work.meta, flag, score)
     return score[K.S_TOTAL]
 
 

@@ -63,6 +63,11 @@ class DorfState(State):
     stream: np.ndarray
     seed: int = 0
 
+    def board(self) -> K.DorfBoard:
+        """The 7 game arrays as the playout kernels' record (the same arrays, not copies)."""
+        return K.DorfBoard(self.cells, self.frontier, self.placed, self.uf, self.tasks, self.deck,
+                           self.meta)
+
 
 class DorfromantikGame(Game):
     """Rules of Dorfromantik's first campaign game for ``players`` (1-6) seats sharing one score."""

@@ -17,11 +17,27 @@ clips a legal move. Arrays of one game (all plain numpy, see :func:`new_arrays`)
   task-tile order [48:73], marker values per type [73:98] (5 per type, shuffled per type)
 * ``meta`` int32 (META_SIZE,): counters, see the ``M_*`` constants.
 
+The kernels here take those arrays by name. The playouts that copy or play a whole game take them
+as one :class:`DorfBoard` record instead (``new_arrays()`` returns one, ``DorfState.board()`` gives
+a state's; compiled code builds one with ``DorfBoard(cells, ..., meta)``): a ``typing.NamedTuple``
+that numba compiles like a tuple, so ``board.deck`` is resolved at compile time and costs nothing at
+run time. They are :func:`agents.search.placement_kernels.start_playout` and ``playout``,
+:func:`agents.learned.dorfromantik_kernels.play_linear`, ``playout_linear`` and ``label_playouts``,
+and :func:`agents.greedy.dorfromantik_kernels.play_greedy_board`: each is called from compiled code
+or from Python once per playout, game or batch of playouts (numba types a named-tuple argument
+outside its C fast path: a board and a work record cost about 3 us more per call from Python than
+14 spread arrays, which a playout of 0.1-5 ms does not show). The kernels Python calls once per
+step (``place``, ``advance``, ``legal_moves``, ``play_random``, the greedy and learned valuations)
+keep the arrays spread, and so does the greedy rollout ``play_greedy``, which builds the record and
+calls ``play_greedy_board`` (Python's rollouts late in a game are a few placements long).
+
 Also here: the observation's board planes. The greedy agent's kernels are
 :mod:`agents.greedy.dorfromantik_kernels`.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -86,13 +102,31 @@ S_TOTAL = 10
 SCORE_SIZE = 11
 
 
-def new_arrays() -> tuple[np.ndarray, ...]:
-    """Empty arrays of one game: cells, frontier, placed, uf, tasks, deck, meta."""
+class DorfBoard(NamedTuple):
+    """The 7 arrays of one game by name, in this order (layouts above): the argument of the
+    playout kernels. ``*board`` spreads them as positional arguments."""
+
+    cells: np.ndarray
+    frontier: np.ndarray
+    placed: np.ndarray
+    uf: np.ndarray
+    tasks: np.ndarray
+    deck: np.ndarray
+    meta: np.ndarray
+
+    def copy(self) -> DorfBoard:
+        """An independent copy of every array."""
+        return DorfBoard(*(a.copy() for a in self))
+
+
+def new_arrays() -> DorfBoard:
+    """Empty arrays of one game: cells, frontier, placed, uf, tasks, deck, meta (a :class:`DorfBoard`,
+    e.g. the scratch board of the playouts)."""
     cells = np.full((GRID_CELLS, 4), -1, np.int16)
     cells[:, 1:3] = 0
-    return (cells, np.zeros(MAX_FRONTIER, np.int32), np.zeros((MAX_PLACED, 3), np.int32),
-            np.zeros((3, MAX_NODES), np.int16), np.zeros((NUM_TASK, 4), np.int16),
-            np.zeros(DECK_SIZE, np.int16), np.zeros(META_SIZE, np.int32))
+    return DorfBoard(cells, np.zeros(MAX_FRONTIER, np.int32), np.zeros((MAX_PLACED, 3), np.int32),
+                     np.zeros((3, MAX_NODES), np.int16), np.zeros((NUM_TASK, 4), np.int16),
+                     np.zeros(DECK_SIZE, np.int16), np.zeros(META_SIZE, np.int32))
 
 
 @njit(cache=True)

@@ -295,8 +295,7 @@ def test_learned_playout_plays_to_the_end(game):
     values = np.zeros((K.MAX_FRONTIER, 6))
     score = np.zeros(K.SCORE_SIZE, np.int64)
     _, cells, rots, _ = L._rows(game, state)
-    totals = [LK.playout_linear(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.deck,
-                                state.meta, *work, int(cells[0]), int(rots[0]), np.uint64(seed),
+    totals = [LK.playout_linear(state.board(), work, int(cells[0]), int(rots[0]), np.uint64(seed),
                                 game._rot_edges, game._task_type, game._flag, theta, mask, values, score)
               for seed in (11, 11, 12)]
     assert totals[0] == totals[1] and totals[0] > 0
