@@ -127,6 +127,19 @@ def _play_here(game: Game, jobs: list, keep_state: bool, hook: FinalInfo | None)
         yield [(seed, index, record)]
 
 
+#: a Ray task of eval plays about this many seconds of games at most when their cost is known
+CHUNK_SECONDS = 60.0
+
+
+def chunk_size(jobs: int, workers: int, seconds_per_game: float | None = None) -> int:
+    """Games per Ray task: about four tasks per worker, and (when the cost of a game is known) no
+    more than :data:`CHUNK_SECONDS` of play, so long games report often and Ctrl-C loses little."""
+    size = max(1, -(-jobs // (workers * 4)))
+    if seconds_per_game:
+        size = min(size, max(1, int(CHUNK_SECONDS // seconds_per_game)))
+    return size
+
+
 def _play_local_first(game: Game, spec: EvalSpec, jobs: list, keep_state: bool, final_info: str | None,
                       workers: int) -> Iterator[list]:
     """Games here, one by one, until ``workers`` Ray workers would finish the rest sooner (start-up
@@ -138,7 +151,7 @@ def _play_local_first(game: Game, spec: EvalSpec, jobs: list, keep_state: bool, 
         if timer.move_to_ray(len(jobs)):
             tqdm.write(f"eval: {len(jobs)} games left at {timer.seconds_per_unit:.1f} s each; "
                        "starting Ray for them", file=sys.stderr)
-            yield from _play_on_ray(spec, jobs, final_info, workers)
+            yield from _play_on_ray(spec, jobs, final_info, workers, seconds_per_game=timer.seconds_per_unit)
             return
         begun = time.perf_counter()
         batch = next(_play_here(game, jobs[:1], keep_state, hook))
@@ -148,13 +161,13 @@ def _play_local_first(game: Game, spec: EvalSpec, jobs: list, keep_state: bool, 
 
 
 def _play_on_ray(spec: EvalSpec, jobs: list, final_info: str | None, workers: int,
-                 address: str | None = None) -> Iterator[list]:
+                 address: str | None = None, seconds_per_game: float | None = None) -> Iterator[list]:
     """Chunks of consecutive jobs as Ray tasks, at most ``workers`` in flight; yields each chunk's
     results as it finishes."""
     ray = init_ray(num_cpus=workers, address=address)
     click.echo(f"eval: {where_running(address)}", err=True)
     remote = ray.remote(num_cpus=1, max_retries=3)(play_games)
-    size = max(1, -(-len(jobs) // (workers * 4)))
+    size = chunk_size(len(jobs), workers, seconds_per_game)
     chunks = [jobs[i:i + size] for i in range(0, len(jobs), size)]
     names = {parse_agent_spec(a)[0] for a in spec.agents}
     args = (spec.game, GAMES[spec.game.strip().lower()], spec.game_options(),

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from experiments.cli.main import cli
 from experiments.eval.config import build_spec
-from experiments.eval.evaluate import run_evaluation
+from experiments.eval.evaluate import CHUNK_SECONDS, chunk_size, run_evaluation
 
 TIMING = ["decision_ms_mean", "decision_ms_max", "game_seconds"]
 
@@ -46,3 +46,11 @@ def test_solo_eval_with_workers_matches_and_replays_the_best_game(ray_session):
     shown = CliRunner().invoke(cli, [*args[:-1], "--workers", "2", "--show-map"],
                                catch_exceptions=False).output
     assert "best game: seed" in shown and "turn 6" in shown
+
+
+def test_ray_tasks_of_long_games_stay_short():
+    assert chunk_size(278, 2) == 35  # about four tasks per worker when the cost is unknown
+    assert chunk_size(278, 2, seconds_per_game=0.1) == 35  # quick games: the same
+    assert chunk_size(278, 2, seconds_per_game=30.0) == int(CHUNK_SECONDS // 30.0)  # a minute a task
+    assert chunk_size(278, 2, seconds_per_game=600.0) == 1
+    assert chunk_size(3, 8) == 1
