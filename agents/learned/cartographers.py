@@ -14,8 +14,8 @@ import numpy as np
 from agents.greedy import cartographers_kernels as G
 from agents.greedy.cartographers import preset_weights
 from agents.learned import cartographers_kernels as CK
+from agents.learned.explore import check_exploration, explore_pick
 from envs.cartographers import kernels as K
-from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 from envs.core.rng import new_stream
 
@@ -123,8 +123,7 @@ def return_games(game: Game, seeds: np.ndarray, theta: np.ndarray, explore: floa
     exploring decision: the played candidate's features and the points its seat scores from that
     decision on (final total minus the seasons recorded before it). Exploration draws come from a
     generator seeded by ``(seed, game seed)``."""
-    if not 0.0 <= explore <= 1.0 or width < 1:
-        raise ConfigError(f"return_games needs 0 <= explore <= 1 and width >= 1, got {explore}, {width}")
+    check_exploration(explore, width)
     theta = np.ascontiguousarray(theta, dtype=np.float64).reshape(N_PHASES, N_FEATURES)
     ambush = preset_weights(DEFAULT_PRESET)
     b = _Buffers()
@@ -142,10 +141,7 @@ def return_games(game: Game, seeds: np.ndarray, theta: np.ndarray, explore: floa
                 continue
             ph = phase(game, state)
             values = b.feats[:n].astype(np.float64) @ theta[ph]
-            pick = int(np.argmax(values))
-            if explore > 0.0 and rng.random() < explore:
-                top = np.argsort(-values, kind="stable")[:width]
-                pick = int(top[rng.integers(top.size)])
+            pick = explore_pick(values, int(np.argmax(values)), rng, explore, width)
             seat = game.current_player(state)
             seats.append(seat)
             phases.append(ph)

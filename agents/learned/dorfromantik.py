@@ -25,6 +25,7 @@ import numpy as np
 from agents.greedy import dorfromantik_kernels as GK
 from agents.greedy.dorfromantik import preset_weights
 from agents.learned import dorfromantik_kernels as LK
+from agents.learned.explore import check_exploration, explore_pick
 from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 from envs.core.rng import new_stream, next_u64
@@ -266,8 +267,7 @@ def return_games(game: Game, seeds: Sequence[int], theta: np.ndarray, explore: f
     and ``scores`` (each game's final total). Exploration draws come from a generator seeded by
     ``(seed, game seed)``: the same call gives the same rows on any machine."""
     theta = _check_theta(theta)
-    if not 0.0 <= explore <= 1.0 or width < 1:
-        raise ConfigError(f"return_games needs 0 <= explore <= 1 and width >= 1, got {explore}, {width}")
+    check_exploration(explore, width)
     phases, feats_out, befores, targets = [], [], [], []
     scores = np.zeros(len(seeds), np.float64)
     for g, game_seed in enumerate(seeds):
@@ -276,10 +276,7 @@ def return_games(game: Game, seeds: Sequence[int], theta: np.ndarray, explore: f
         start = len(befores)
         while not game.is_over(state):
             cells, rots, feats, ph, values = _decision(game, state, theta)
-            pick = _first_best(values)
-            if explore > 0.0 and rng.random() < explore:
-                top = np.argsort(-values, kind="stable")[:width]
-                pick = int(top[rng.integers(top.size)])
+            pick = explore_pick(values, _first_best(values), rng, explore, width)
             phases.append(ph)
             feats_out.append(feats[pick])
             befores.append(float(game.score_vector(state)[K.S_TOTAL]))
