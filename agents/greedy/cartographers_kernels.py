@@ -26,6 +26,8 @@ progress terms (``greedy:preset=progress``).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -97,6 +99,33 @@ PRESETS = {"default": DEFAULT_WEIGHTS, "progress": PROGRESS_WEIGHTS}
 #: most candidates one decision can have: 2 options x 8 orientations x 121 anchors x 5 terrains,
 #: or 121 fallback cells x 5 terrains
 MAX_CANDIDATES = 2 * 8 * N_CELLS * 5
+
+
+class Decision(NamedTuple):
+    """The arrays of one greedy decision that every candidate's valuation reads (:func:`fast_value`,
+    :func:`_terms_after`), in this order: ``drawn`` int8[121] (the decision map with the candidate
+    drawn on it), ``grid`` int8[121] (the decision map), ``ruins`` bool[121] and ``mountains``
+    int16[M] (``tb``), ``edicts`` int8[4], ``ew`` float64[4] (:func:`edict_weights`), ``w``
+    float64[N_WEIGHTS], ``scratch`` int32[SCRATCH] (the engine's scoring), ``base_terms`` float64[4]
+    (each edict's :func:`card_terms` on ``grid``), ``shape_cards`` float64[4] (per shape position the
+    edicts that read only filled cells, NaN until valued), ``lines`` int32[LINES_LEN] and ``seen``
+    int64[122] (:func:`agents.greedy.cartographers_delta.local_points`), ``clusters`` int32[LEN]
+    (:func:`agents.greedy.cartographers_clusters.cluster_base_into`). :func:`score_all` builds it once
+    per decision; a ``typing.NamedTuple`` compiles like a tuple, so ``dec.grid`` costs nothing."""
+
+    drawn: np.ndarray
+    grid: np.ndarray
+    ruins: np.ndarray
+    mountains: np.ndarray
+    edicts: np.ndarray
+    ew: np.ndarray
+    w: np.ndarray
+    scratch: np.ndarray
+    base_terms: np.ndarray
+    shape_cards: np.ndarray
+    lines: np.ndarray
+    seen: np.ndarray
+    clusters: np.ndarray
 
 
 @njit(cache=True)
@@ -445,50 +474,44 @@ def shape_terms(drawn: np.ndarray, cells: np.ndarray, ncells: int, w: np.ndarray
 
 
 @njit(cache=True, _nrt=False, inline="always")
-def _terms_after(card: int, drawn: np.ndarray, grid: np.ndarray, cells: np.ndarray, ncells: int,
-                 ruins: np.ndarray, mountains: np.ndarray, w: np.ndarray, scratch: np.ndarray, base: float,
-                 lines: np.ndarray, seen: np.ndarray, clusters: np.ndarray) -> float:
-    """``card_terms(card, drawn)`` for ``drawn`` = ``grid`` plus ``cells[:ncells]``: from the
+def _terms_after(dec: Decision, card: int, cells: np.ndarray, ncells: int, base: float) -> float:
+    """``card_terms(card, dec.drawn)`` for ``drawn`` = ``grid`` plus ``cells[:ncells]``: from the
     decision map's ``base`` terms, ``lines`` or ``clusters`` where the card allows it
     (:mod:`agents.greedy.cartographers_delta`, :mod:`agents.greedy.cartographers_clusters`), else
     on the whole drawn map."""
+    w = dec.w
     if D.is_local(card):
-        return float(D.local_points(card, int(base), grid, drawn, cells, ncells, ruins, lines, seen))
+        return float(D.local_points(card, int(base), dec.grid, dec.drawn, cells, ncells, dec.ruins, dec.lines,
+                                    dec.seen))
     if D.is_line(card):
-        return D.line_card_terms(card, cells, ncells, lines, w[W_LINES])
-    if C.is_cluster(card) and C.can_value(card, cells, ncells, clusters):
+        return D.line_card_terms(card, cells, ncells, dec.lines, w[W_LINES])
+    if C.is_cluster(card) and C.can_value(card, cells, ncells, dec.clusters):
         weight = w[W_STONESIDE] if card == 3 else w[W_CLUSTERS]
-        return C.cluster_terms(card, drawn, cells, ncells, mountains, weight, clusters)
-    return card_terms(card, drawn, ruins, mountains, w, scratch)
+        return C.cluster_terms(card, dec.drawn, cells, ncells, dec.mountains, weight, dec.clusters)
+    return card_terms(card, dec.drawn, dec.ruins, dec.mountains, w, dec.scratch)
 
 
 @hot_jit
-def fast_value(drawn: np.ndarray, terrain: int, ruins: np.ndarray, mountains: np.ndarray, edicts: np.ndarray,
-               ew: np.ndarray, coin_gain: int, seasons_left: int, covered_ruins: int, w: np.ndarray,
-               scratch: np.ndarray, base_terms: np.ndarray, shape_cards: np.ndarray, monster: int,
-               small: int, grid: np.ndarray, cells: np.ndarray, ncells: int, lines: np.ndarray,
-               seen: np.ndarray, clusters: np.ndarray) -> float:
-    """:func:`map_value` of ``drawn`` (the decision map ``grid`` plus a placement of ``cells`` in
-    ``terrain``, never a monster), bit for bit, from the decision's own values: an edict that
-    cannot see the terrain keeps its ``base_terms`` entry; an edict that reads only filled cells
-    is valued once per shape position (``shape_cards``, NaN until then); local, line and cluster
-    cards are valued from the decision map's figures (:func:`_terms_after`; ``lines`` and ``seen``
-    as :func:`agents.greedy.cartographers_delta.local_points` takes them, ``clusters`` as
-    :func:`agents.greedy.cartographers_clusters.cluster_base_into` writes them); ``monster`` and
-    ``small`` come from :func:`shape_terms` (tests compare every candidate of many decisions with
-    :func:`map_value`)."""
+def fast_value(dec: Decision, terrain: int, cells: np.ndarray, ncells: int, coin_gain: int, seasons_left: int,
+               covered_ruins: int, monster: int, small: int) -> float:
+    """:func:`map_value` of ``dec.drawn`` (the decision map ``dec.grid`` plus a placement of
+    ``cells[:ncells]`` in ``terrain``, never a monster), bit for bit, from the decision's own values
+    (:class:`Decision`): an edict that cannot see the terrain keeps its ``base_terms`` entry; an edict
+    that reads only filled cells is valued once per shape position (``shape_cards``, NaN until
+    then); local, line and cluster cards are valued from the decision map's figures
+    (:func:`_terms_after`); ``monster`` and ``small`` come from :func:`shape_terms` (tests compare
+    every candidate of many decisions with :func:`map_value`)."""
+    ew, w, edicts, base_terms, shape_cards = dec.ew, dec.w, dec.edicts, dec.base_terms, dec.shape_cards
     value = 0.0
     for e in range(4):
         if ew[e] > 0.0:
             card = edicts[e]
             if reads_only_filled(card):
                 if np.isnan(shape_cards[e]):
-                    shape_cards[e] = _terms_after(card, drawn, grid, cells, ncells, ruins, mountains, w,
-                                                  scratch, base_terms[e], lines, seen, clusters)
+                    shape_cards[e] = _terms_after(dec, card, cells, ncells, base_terms[e])
                 value += ew[e] * shape_cards[e]
             elif card_sees(card, terrain):
-                value += ew[e] * _terms_after(card, drawn, grid, cells, ncells, ruins, mountains, w, scratch,
-                                              base_terms[e], lines, seen, clusters)
+                value += ew[e] * _terms_after(dec, card, cells, ncells, base_terms[e])
             else:
                 value += ew[e] * base_terms[e]
     value += w[W_COIN] * seasons_left * coin_gain
@@ -552,6 +575,8 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
         base_monster = monster_penalty(grid)
         if w[W_HOLE] != 0.0:
             base_small = small_hole_cells(grid, int(w[W_HOLE_SIZE]), holes)
+    dec = Decision(drawn, grid, ruins, mountains, edicts, ew, w, work, base_terms, shape_cards, lines, seen,
+                   clusters)
     count = 0
     if n > 0:
         nterr = 1 if ambush else cards[card, C_NTERR]
@@ -583,10 +608,8 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
                         if monster < 0:
                             monster, small = shape_terms(drawn, pl_cells[pid], ncells, w, base_monster,
                                                          base_small, holes, marks, stack)
-                        values[count] = fast_value(drawn, terrain, ruins, mountains, edicts, ew, gain,
-                                                   seasons_left, covered, w, work, base_terms, shape_cards,
-                                                   monster, small, grid, pl_cells[pid], ncells, lines, seen,
-                                                   clusters)
+                        values[count] = fast_value(dec, terrain, pl_cells[pid], ncells, gain, seasons_left,
+                                                   covered, monster, small)
                     else:
                         values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
                                                   covered, w, work)
@@ -621,9 +644,8 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
                     if monster < 0:
                         monster, small = shape_terms(drawn, one, 1, w, base_monster, base_small, holes, marks,
                                                      stack)
-                    values[count] = fast_value(drawn, terrain, ruins, mountains, edicts, ew, gain,
-                                               seasons_left, covered, w, work, base_terms, shape_cards,
-                                               monster, small, grid, one, 1, lines, seen, clusters)
+                    values[count] = fast_value(dec, terrain, one, 1, gain, seasons_left, covered, monster,
+                                               small)
                 else:
                     values[count] = map_value(drawn, ruins, mountains, edicts, ew, gain, seasons_left,
                                               covered, w, work)

@@ -32,7 +32,7 @@ deterministic: ``rng`` only breaks exact ties (it is not used; the first best wi
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -190,11 +190,27 @@ def _pattern_bonus(p, c, w, tiles, tokens, nbr, kind_info, weights) -> float:
     return v
 
 
+class Figures(NamedTuple):
+    """Seat p's board figures for the incremental gains, from :func:`_board_figures`: ``mark``
+    int32[cells] flood marks (all zero between uses), ``members`` int32[MAX_CELLS] a group's cells,
+    ``stats`` int32[7] :func:`envs.cascadia.kernels.wildlife_stats` of the board (bear pairs, lonely
+    hawks, ...), ``work`` the elk scratch (:func:`envs.cascadia.kernels.elk_work`)."""
+
+    mark: np.ndarray
+    members: np.ndarray
+    stats: np.ndarray
+    work: np.ndarray
+
+
 @njit(cache=True)
-def _token_value(
-    p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply, weights, kind, work
-) -> float:
-    v = K.token_gain_into(p, c, w, tokens, nbr, tables, stats, mark, members, work)
+def _token_value(p, c, w, tiles, tokens, tb, fig, supply, weights, kind) -> float:
+    """Value of animal w on the empty hex c of seat p, the hex showing tile ``kind``: wildlife gain,
+    look-ahead, and the nature token earned on a matching keystone (``tb`` the game's
+    :class:`envs.cascadia.kernels.CascadiaTables`, ``fig`` the board's :class:`Figures`). The
+    hottest helper of the planner: it takes the two state arrays it reads, not the whole board
+    (each array argument of a compiled call is reference counted)."""
+    nbr, kind_info = tb.nbr, tb.kind_info
+    v = K.token_gain_into(p, c, w, tokens, nbr, tb.tables, fig.stats, fig.mark, fig.members, fig.work)
     v += _pattern_bonus(p, c, w, tiles, tokens, nbr, kind_info, weights)
     if kind_info[kind, 1] == w and supply > 0:
         v += weights[NATURE_GAIN]
@@ -203,15 +219,16 @@ def _token_value(
 
 @njit(cache=True)
 def _board_figures(p, tokens, cells, pinfo, nbr, tables):
-    """Scratch and current wildlife figures of seat p's board for the incremental gains: (mark,
-    members, wildlife stats as :func:`envs.cascadia.kernels.wildlife_stats`, elk scratch).
-    The caller adds the largest corridor per habitat (``corridor_sizes``, or the labels of
-    :func:`corridor_components`, which give it too)."""
+    """Scratch and current wildlife figures of seat p's board for the incremental gains, a
+    :class:`Figures` record (mark, members, wildlife stats as
+    :func:`envs.cascadia.kernels.wildlife_stats`, elk scratch). The caller adds the largest
+    corridor per habitat (``corridor_sizes``, or the labels of :func:`corridor_components`, which
+    give it too)."""
     mark = np.zeros(nbr.shape[0], dtype=np.int32)
     members = np.empty(K.MAX_CELLS, dtype=np.int32)
     stats = np.zeros(7, dtype=np.int32)
     K.wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, stats)
-    return mark, members, stats, K.elk_work(K.MAX_CELLS)
+    return Figures(mark, members, stats, K.elk_work(K.MAX_CELLS))
 
 
 @njit(cache=True)
@@ -282,17 +299,16 @@ def edge_matches(p, c, kind, r, edges, nbr, kind_edges) -> int:
 
 
 @njit(cache=True)
-def _best_placed_hex(p, w, tiles, tokens, cells, pinfo, nbr, kind_info, tables, stats, mark, members, work,
-                     supply, weights):
+def _best_placed_hex(p, w, tiles, tokens, cells, pinfo, tb, fig, supply, weights):
     """Best (value, token action) for animal w on a hex already placed; (0, the bag) if none is
     worth more than 0."""
+    kind_info = tb.kind_info
     best = 0.0
     action = K.A_RETURN
     for k in range(pinfo[p, K.P_NCELLS]):
         c = cells[p, k]
         if tokens[p, c] < 0 and (kind_info[tiles[p, c], 0] >> w) & 1:
-            v = _token_value(p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply,
-                             weights, tiles[p, c], work)
+            v = _token_value(p, c, w, tiles, tokens, tb, fig, supply, weights, tiles[p, c])
             if v > best:
                 best = v
                 action = K.A_TOKEN + c
@@ -300,22 +316,25 @@ def _best_placed_hex(p, w, tiles, tokens, cells, pinfo, nbr, kind_info, tables, 
 
 
 @njit(cache=True)
-def plan_turn(
-    p, kind, w, tiles, edges, tokens, cells, flist, pinfo, nbr, kind_edges, kind_info, tables, supply,
-    weights, tile_values=None, token_actions=None,
-):
-    """Best (value, tile action, token action) for tile ``kind`` and animal ``w`` (w < 0: none).
-    ``tile_values`` (float64[num_actions], optional) receives the planned value of every placement
-    and ``token_actions`` (int64[num_actions], optional) the token action planned with it."""
-    mark, members, stats, work = _board_figures(p, tokens, cells, pinfo, nbr, tables)
+def plan_turn(p, kind, w, board, tb, supply, weights, tile_values=None, token_actions=None):
+    """Best (value, tile action, token action) for tile ``kind`` and animal ``w`` (w < 0: none) on
+    ``board`` (a :class:`envs.cascadia.kernels.CascadiaBoard`; ``tb`` its game's
+    :class:`envs.cascadia.kernels.CascadiaTables`). ``tile_values`` (float64[num_actions],
+    optional) receives the planned value of every placement and ``token_actions``
+    (int64[num_actions], optional) the token action planned with it."""
+    tiles, edges, tokens, cells = board.tiles, board.edges, board.tokens, board.cells
+    flist, pinfo = board.flist, board.pinfo
+    nbr, kind_edges, kind_info = tb.nbr, tb.kind_edges, tb.kind_info
+    fig = _board_figures(p, tokens, cells, pinfo, nbr, tb.tables)
+    mark = fig.mark
     queue = np.empty(K.MAX_CELLS, dtype=np.int32)
     largest = np.zeros(5, dtype=np.int32)
     K.corridor_sizes(p, edges, cells, pinfo, nbr, mark, largest)
     best_else = 0.0
     best_else_action = K.A_RETURN
     if w >= 0:
-        best_else, best_else_action = _best_placed_hex(p, w, tiles, tokens, cells, pinfo, nbr, kind_info,
-                                                       tables, stats, mark, members, work, supply, weights)
+        best_else, best_else_action = _best_placed_hex(p, w, tiles, tokens, cells, pinfo, tb, fig, supply,
+                                                       weights)
     new_ok = w >= 0 and (kind_info[kind, 0] >> w) & 1
     nrot = int(kind_info[kind, 2])
     best = -1e9
@@ -327,8 +346,7 @@ def plan_turn(
         token_a = best_else_action
         if new_ok:
             tiles[p, c] = kind  # so the pattern look-ahead sees the new hex as part of the area
-            v = _token_value(p, c, w, tiles, tokens, nbr, kind_info, tables, stats, mark, members, supply,
-                             weights, kind, work)
+            v = _token_value(p, c, w, tiles, tokens, tb, fig, supply, weights, kind)
             tiles[p, c] = -1
             if v > token_v:
                 token_v = v
@@ -354,22 +372,18 @@ def plan_turn(
 
 
 @njit(cache=True)
-def market_values(
-    p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info, tables, supply, weights
-) -> np.ndarray:
+def market_values(p, board, tb, supply, weights) -> np.ndarray:
     """Planned value of taking tile i with token j (j != i costs a nature token); -1e9 if unavailable
     (:func:`market_plans` without the planned placements)."""
-    return market_plans(p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info,
-                        tables, supply, weights, np.empty((4, 4), dtype=np.int64))
+    return market_plans(p, board, tb, supply, weights, np.empty((4, 4), dtype=np.int64))
 
 
 @njit(cache=True)
-def market_plans(
-    p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info, tables, supply, weights,
-    best_tiles,
-) -> np.ndarray:
-    """Planned value of taking tile i with token j (j != i costs a nature token); -1e9 if unavailable.
-    ``best_tiles[i, j]`` receives the tile action :func:`plan_turn` plans with that option (-1 if none).
+def market_plans(p, board, tb, supply, weights, best_tiles) -> np.ndarray:
+    """Planned value of taking tile i with token j (j != i costs a nature token); -1e9 if unavailable,
+    for seat p on ``board`` (a :class:`envs.cascadia.kernels.CascadiaBoard`; ``tb`` its game's
+    :class:`envs.cascadia.kernels.CascadiaTables`). ``best_tiles[i, j]`` receives the tile action
+    :func:`plan_turn` plans with that option (-1 if none).
 
     Equal, bit for bit, to one :func:`plan_turn` per option (:func:`market_values_reference`), but
     the work the options share is done once: the board's wildlife and corridor figures (its
@@ -378,7 +392,11 @@ def market_plans(
     already on the board and its value on each frontier hex (the look-ahead never reads the new
     hex's own tile, so none is put down). A nature token in hand (16 options) is the common case:
     about 80% of a 4-player greedy game's market decisions. ``bench agents`` times both kernels."""
-    mark, members, stats, work = _board_figures(p, tokens, cells, pinfo, nbr, tables)
+    tiles, edges, tokens, cells, flist, pinfo, market = (board.tiles, board.edges, board.tokens, board.cells,
+                                                         board.flist, board.pinfo, board.market)
+    nbr, kind_edges, kind_info, tables = tb.nbr, tb.kind_edges, tb.kind_info, tb.tables
+    fig = _board_figures(p, tokens, cells, pinfo, nbr, tables)
+    mark, members, stats, work = fig
     values = np.full((4, 4), -1e9)
     free = pinfo[p, K.P_NATURE] > 0
     nfront = pinfo[p, K.P_NFRONT]
@@ -417,9 +435,8 @@ def market_plans(
             best_else_action = K.A_RETURN
             if w >= 0:
                 if not else_done[w]:
-                    else_value[w], else_action[w] = _best_placed_hex(p, w, tiles, tokens, cells, pinfo, nbr,
-                                                                     kind_info, tables, stats, mark, members,
-                                                                     work, supply, weights)
+                    else_value[w], else_action[w] = _best_placed_hex(p, w, tiles, tokens, cells, pinfo, tb,
+                                                                     fig, supply, weights)
                     else_done[w] = True
                 best_else = else_value[w]
                 best_else_action = else_action[w]
@@ -457,57 +474,34 @@ def market_plans(
 
 
 @njit(cache=True)
-def market_values_reference(
-    p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info, tables, supply, weights
-) -> np.ndarray:
+def market_values_reference(p, board, tb, supply, weights) -> np.ndarray:
     """:func:`market_values` by its definition: one :func:`plan_turn` per market option (the plain
     reference the shared-work kernel is tested against)."""
+    market = board.market
     values = np.full((4, 4), -1e9)
     for i in range(4):
         if market[0, i] < 0:
             continue
         for j in range(4):
-            if j != i and pinfo[p, K.P_NATURE] == 0:
+            if j != i and board.pinfo[p, K.P_NATURE] == 0:
                 continue
-            v, _, _ = plan_turn(
-                p,
-                market[0, i],
-                market[1, j],
-                tiles,
-                edges,
-                tokens,
-                cells,
-                flist,
-                pinfo,
-                nbr,
-                kind_edges,
-                kind_info,
-                tables,
-                supply,
-                weights,
-            )
+            v, _, _ = plan_turn(p, market[0, i], market[1, j], board, tb, supply, weights)
             values[i, j] = v if j == i else v - weights[NATURE_COST]
     return values
 
 
-@njit(cache=True)
-def choose_market(
-    p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info, tables, supply, weights
-) -> int:
+@njit(cache=True, inline="always")
+def choose_market(p, board, tb, supply, weights) -> int:
     """The market action (a pair, or a nature-token pick) with the best planned turn."""
-    action, _ = choose_market_planned(p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges,
-                                      kind_info, tables, supply, weights)
+    action, _ = choose_market_planned(p, board, tb, supply, weights)
     return action
 
 
-@njit(cache=True)
-def choose_market_planned(
-    p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info, tables, supply, weights
-):
+@njit(cache=True, inline="always")
+def choose_market_planned(p, board, tb, supply, weights):
     """(:func:`choose_market`'s action, the tile action :func:`plan_turn` plans with it)."""
     tiles_planned = np.empty((4, 4), dtype=np.int64)
-    values = market_plans(p, tiles, edges, tokens, cells, flist, pinfo, market, nbr, kind_edges, kind_info,
-                          tables, supply, weights, tiles_planned)
+    values = market_plans(p, board, tb, supply, weights, tiles_planned)
     best = -1e9
     best_action = K.A_PAIR
     planned = tiles_planned[0, 0]
@@ -526,49 +520,32 @@ def choose_market_planned(
 
 
 @njit(cache=True)
-def token_values(
-    p, w, tiles, tokens, cells, pinfo, nbr, kind_info, tables, supply, weights, out_cells, out_values
-) -> int:
+def token_values(p, w, board, tb, supply, weights, out_cells, out_values) -> int:
     """Value of every empty hex of seat p that takes animal w; returns how many were written."""
+    tiles, tokens, cells, pinfo = board.tiles, board.tokens, board.cells, board.pinfo
+    nbr, kind_info, tables = tb.nbr, tb.kind_info, tb.tables
     mark = np.zeros(nbr.shape[0], dtype=np.int32)
     members = np.empty(K.MAX_CELLS, dtype=np.int32)
     stats = np.zeros(7, dtype=np.int32)
     work = K.elk_work(K.MAX_CELLS)
     K.wildlife_stats(p, tokens, cells, pinfo, nbr, tables, mark, stats)
+    fig = Figures(mark, members, stats, work)
     n = 0
     for k in range(pinfo[p, K.P_NCELLS]):
         c = cells[p, k]
         if tokens[p, c] < 0 and (kind_info[tiles[p, c], 0] >> w) & 1:
             out_cells[n] = c
-            out_values[n] = _token_value(
-                p,
-                c,
-                w,
-                tiles,
-                tokens,
-                nbr,
-                kind_info,
-                tables,
-                stats,
-                mark,
-                members,
-                supply,
-                weights,
-                tiles[p, c],
-                work,
-            )
+            out_values[n] = _token_value(p, c, w, tiles, tokens, tb, fig, supply, weights, tiles[p, c])
             n += 1
     return n
 
 
-@njit(cache=True)
-def choose_token(p, w, tiles, tokens, cells, pinfo, nbr, kind_info, tables, supply, weights) -> int:
+@njit(cache=True, inline="always")
+def choose_token(p, w, board, tb, supply, weights) -> int:
     """The best hex for the token in hand, or the bag when no hex is worth more than 0."""
     out_cells = np.empty(K.MAX_CELLS, dtype=np.int32)
     out_values = np.empty(K.MAX_CELLS)
-    n = token_values(
-        p, w, tiles, tokens, cells, pinfo, nbr, kind_info, tables, supply, weights, out_cells, out_values
-    )
+    n = token_values(p, w, board, tb, supply, weights, out_cells, out_values)
     best = 0.0
     action = K.A_RETURN
     for k in range(n):
@@ -579,66 +556,49 @@ def choose_token(p, w, tiles, tokens, cells, pinfo, nbr, kind_info, tables, supp
 
 
 @njit(cache=True)
-def greedy_action(
-    tiles, tokens, edges, cells, flist, pinfo, market, ctl, nbr, kind_edges, kind_info, tables, weights
-) -> int:
-    """The greedy decision for the current player of the state arrays."""
+def greedy_action(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl, rng, tb,
+                  weights) -> int:
+    """:func:`greedy_on_board` with the 13 state arrays spread (``CascadiaState`` order): the entry
+    point from Python, once per decision. A board record passed from Python costs numba 2-3 us
+    more to type than the spread arrays (a greedy decision from Python takes about 10 us, a
+    Python greedy game's decision with ``legal_mask`` and ``step`` about 24 us: 23% more with the
+    record built by ``board_args()``); compiled code calls :func:`greedy_on_board`."""
+    board = K.CascadiaBoard(tiles, rots, edges, tokens, front, cells, flist, pinfo, market, stack, bag, ctl,
+                            rng)
+    return greedy_on_board(board, tb, weights)
+
+
+@njit(cache=True, inline="always")
+def greedy_on_board(board, tb, weights) -> int:
+    """The greedy decision for the current player of ``board`` (a
+    :class:`envs.cascadia.kernels.CascadiaBoard`; ``tb`` its game's
+    :class:`envs.cascadia.kernels.CascadiaTables`)."""
+    ctl = board.ctl
     weights = turn_weights(weights, ctl)
     p = ctl[K.C_CUR]
     supply = ctl[K.C_SUPPLY]
     phase = ctl[K.C_PHASE]
     if phase == K.PHASE_MARKET:
-        return choose_market(
-            p,
-            tiles,
-            edges,
-            tokens,
-            cells,
-            flist,
-            pinfo,
-            market,
-            nbr,
-            kind_edges,
-            kind_info,
-            tables,
-            supply,
-            weights,
-        )
+        return choose_market(p, board, tb, supply, weights)
     if phase == K.PHASE_TILE:
-        _, tile_a, _ = plan_turn(
-            p,
-            ctl[K.C_HAND_TILE],
-            ctl[K.C_HAND_TOKEN],
-            tiles,
-            edges,
-            tokens,
-            cells,
-            flist,
-            pinfo,
-            nbr,
-            kind_edges,
-            kind_info,
-            tables,
-            supply,
-            weights,
-        )
+        _, tile_a, _ = plan_turn(p, ctl[K.C_HAND_TILE], ctl[K.C_HAND_TOKEN], board, tb, supply, weights)
         return tile_a
-    return choose_token(
-        p, ctl[K.C_HAND_TOKEN], tiles, tokens, cells, pinfo, nbr, kind_info, tables, supply, weights
-    )
+    return choose_token(p, ctl[K.C_HAND_TOKEN], board, tb, supply, weights)
 
 
 @njit(cache=True)
-def play_greedy(board, nbr, kind_edges, kind_info, tables, weights, epsilon, agent_rng) -> int:
+def play_greedy(board, tb, weights, epsilon, agent_rng) -> int:
     """Finish the game on ``board`` (a :class:`envs.cascadia.kernels.CascadiaBoard`: from Python,
-    ``state.board_args()``) with the greedy policy (a uniformly random legal action with
-    probability ``epsilon``, drawn from ``agent_rng``); return the number of decisions.
+    ``state.board_args()``; ``tb`` its game's :class:`envs.cascadia.kernels.CascadiaTables`) with
+    the greedy policy (a uniformly random legal action with probability ``epsilon``, drawn from
+    ``agent_rng``); return the number of decisions.
 
     The placement a greedy market choice planned is played without planning it again (the same
-    action :func:`greedy_action` would choose: the board and the hand are the same), unless the
+    action :func:`greedy_on_board` would choose: the board and the hand are the same), unless the
     nature supply went from empty to not, which can change a keystone's value."""
-    tiles, edges, tokens, cells, flist = board.tiles, board.edges, board.tokens, board.cells, board.flist
+    tiles, tokens, cells, flist = board.tiles, board.tokens, board.cells, board.flist
     pinfo, market, bag, ctl = board.pinfo, board.market, board.bag, board.ctl
+    nbr, kind_edges, kind_info = tb.nbr, tb.kind_edges, tb.kind_info
     out = np.empty(K.MAX_LEGAL, dtype=np.int32)
     steps = 0
     planned_tile = -1
@@ -652,14 +612,12 @@ def play_greedy(board, nbr, kind_edges, kind_info, tables, weights, epsilon, age
             planned_tile = -1
         elif phase == K.PHASE_MARKET:
             supply_planned = ctl[K.C_SUPPLY]
-            a, planned_tile = choose_market_planned(ctl[K.C_CUR], tiles, edges, tokens, cells, flist, pinfo,
-                                                    market, nbr, kind_edges, kind_info, tables,
-                                                    supply_planned, turn_weights(weights, ctl))
+            a, planned_tile = choose_market_planned(ctl[K.C_CUR], board, tb, supply_planned,
+                                                    turn_weights(weights, ctl))
         elif phase == K.PHASE_TILE and planned_tile >= 0 and (ctl[K.C_SUPPLY] > 0) == (supply_planned > 0):
             a = planned_tile
         else:
-            a = greedy_action(tiles, tokens, edges, cells, flist, pinfo, market, ctl, nbr, kind_edges,
-                              kind_info, tables, weights)
+            a = greedy_on_board(board, tb, weights)
         if phase != K.PHASE_MARKET:
             planned_tile = -1
         K.apply_on_board(a, board, nbr, kind_edges, kind_info)
@@ -673,16 +631,7 @@ def greedy_rollout(game: Game, state, seed: int, epsilon: float = 0.1) -> np.nda
     weights = np.array(list(DEFAULT_WEIGHTS.values()))
     agent = np.array([derive_seed(seed, "greedy-rollout")], dtype=np.uint64)
     if not game.is_over(state):
-        play_greedy(
-            state.board_args(),
-            game.nbr,
-            game.kind_edges,
-            game.kind_info,
-            game.tables,
-            weights,
-            float(epsilon),
-            agent,
-        )
+        play_greedy(state.board_args(), game.tb, weights, float(epsilon), agent)
     return game.returns(state)
 
 
@@ -709,24 +658,9 @@ class CascadiaGreedyAgent:
         self.last_explanation: dict[str, Any] | None = None
 
     def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
-        g, s = self.game, state
-        action = int(
-            greedy_action(
-                s.tiles,
-                s.tokens,
-                s.edges,
-                s.cells,
-                s.flist,
-                s.pinfo,
-                s.market,
-                s.ctl,
-                g.nbr,
-                g.kind_edges,
-                g.kind_info,
-                g.tables,
-                self.weights,
-            )
-        )
+        s = state
+        action = int(greedy_action(s.tiles, s.rots, s.edges, s.tokens, s.front, s.cells, s.flist, s.pinfo,
+                                   s.market, s.stack, s.bag, s.ctl, s.rng, self.game.tb, self.weights))
         if not legal_mask[action]:  # never expected; stay legal whatever happens
             self.fallbacks += 1
             action = int(np.flatnonzero(legal_mask)[0])
@@ -754,22 +688,7 @@ class CascadiaGreedyAgent:
         score = np.full(g.num_actions, -1e12)
         phase = int(s.ctl[K.C_PHASE])
         if phase == K.PHASE_MARKET:
-            values = market_values(
-                p,
-                s.tiles,
-                s.edges,
-                s.tokens,
-                s.cells,
-                s.flist,
-                s.pinfo,
-                s.market,
-                g.nbr,
-                g.kind_edges,
-                g.kind_info,
-                g.tables,
-                supply,
-                weights,
-            )
+            values = market_values(p, s.board_args(), g.tb, supply, weights)
             for i in range(4):
                 score[K.A_PAIR + i] = values[i, i]
                 for j in range(4):
@@ -778,27 +697,13 @@ class CascadiaGreedyAgent:
         elif phase == K.PHASE_TOKEN:
             cells = np.empty(K.MAX_CELLS, dtype=np.int32)
             vals = np.empty(K.MAX_CELLS)
-            n = token_values(
-                p,
-                int(s.ctl[K.C_HAND_TOKEN]),
-                s.tiles,
-                s.tokens,
-                s.cells,
-                s.pinfo,
-                g.nbr,
-                g.kind_info,
-                g.tables,
-                supply,
-                weights,
-                cells,
-                vals,
-            )
+            n = token_values(p, int(s.ctl[K.C_HAND_TOKEN]), s.board_args(), g.tb, supply, weights, cells,
+                             vals)
             score[K.A_TOKEN + cells[:n]] = vals[:n]
             score[K.A_RETURN] = 0.0
         elif phase == K.PHASE_TILE:
             values = np.full(g.num_actions, -1e12)
-            plan_turn(p, int(s.ctl[K.C_HAND_TILE]), int(s.ctl[K.C_HAND_TOKEN]), s.tiles, s.edges, s.tokens,
-                      s.cells, s.flist, s.pinfo, g.nbr, g.kind_edges, g.kind_info, g.tables, supply,
+            plan_turn(p, int(s.ctl[K.C_HAND_TILE]), int(s.ctl[K.C_HAND_TOKEN]), s.board_args(), g.tb, supply,
                       weights, values)
             score[:] = values
         return score

@@ -67,8 +67,8 @@ class DorfromantikGreedyAgent(ValueGreedy):
     def action_values(self, state: State) -> tuple[np.ndarray, np.ndarray]:
         """Every legal action inside the window and its greedy value."""
         game = self.game
-        GK.greedy_values(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.meta,
-                        game._rot_edges, game._task_type, game._flag, self.weights, self._mask, self._values)
+        GK.greedy_values(state.board(), game._rot_edges, game._task_type, game._flag, self.weights,
+                         self._mask, self._values)
         n = int(state.meta[K.M_FRONT])
         slots, rots = np.nonzero(self._mask[:n])
         cells = state.frontier[slots]

@@ -80,15 +80,17 @@ def _closures(cells, uf, rot_edges, tile: int, rot: int, cell: int, terr: int, r
 
 
 @njit(cache=True)
-def evaluate_placement(cells, placed, uf, tasks, meta, rot_edges, task_type, flag, weights, flagged,
-                       n_flagged: int, cell: int, rot: int, roots, out2) -> float:
-    """Greedy value of placing the drawn tile at ``cell`` with ``rot`` (nothing is changed).
+def evaluate_placement(board, rot_edges, task_type, flag, weights, flagged, n_flagged: int, cell: int,
+                       rot: int, roots, out2) -> float:
+    """Greedy value of placing the drawn tile of ``board`` (a :class:`envs.dorfromantik.kernels.DorfBoard`)
+    at ``cell`` with ``rot`` (nothing is changed).
 
     Immediate points (tasks completed exactly, flagged areas closed, longest rail/river grown) plus
     features: task groups brought closer to their targets, failures caused (a lost marker), matching
     and mismatching area edges, open tasks squeezed to one open edge, line tiles joined, and for a new
     task tile its distance to the target and the open edges it keeps. ``flagged[0:n_flagged]`` are
     the placement indices of the flag tiles on the board (see :func:`flagged_placements`)."""
+    cells, _, placed, uf, tasks, _, meta = board
     tile = meta[M_DRAWN]
     value = 0.0
     # contacts
@@ -199,10 +201,11 @@ def flagged_placements(placed, meta, flag, out) -> int:
 
 
 @njit(cache=True)
-def greedy_values(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, weights, mask,
-                  values) -> int:
-    """Fill ``values[slot, rot]`` with :func:`evaluate_placement` for every legal placement (``mask``
-    from :func:`legal_moves`, -inf elsewhere); return the number of legal placements."""
+def greedy_values(board, rot_edges, task_type, flag, weights, mask, values) -> int:
+    """Fill ``values[slot, rot]`` with :func:`evaluate_placement` for every legal placement of the drawn
+    tile of ``board`` (a :class:`envs.dorfromantik.kernels.DorfBoard`; ``mask`` from
+    :func:`legal_moves`, -inf elsewhere); return the number of legal placements."""
+    cells, frontier, placed, uf, tasks, _, meta = board
     count = legal_moves(cells, frontier, uf, meta, rot_edges, task_type, mask)
     roots = np.zeros(6, np.int64)
     out2 = np.zeros(2, np.int64)
@@ -211,19 +214,19 @@ def greedy_values(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type
     for i in range(meta[M_FRONT]):
         for rot in range(6):
             if mask[i, rot]:
-                values[i, rot] = evaluate_placement(cells, placed, uf, tasks, meta, rot_edges, task_type,
-                                                    flag, weights, flagged, n_flagged, frontier[i], rot,
-                                                    roots, out2)
+                values[i, rot] = evaluate_placement(board, rot_edges, task_type, flag, weights, flagged,
+                                                    n_flagged, frontier[i], rot, roots, out2)
             else:
                 values[i, rot] = -np.inf
     return count
 
 
 @njit(cache=True)
-def greedy_placement(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, weights, mask,
-                     values, stream) -> int:
-    """The best placement ``slot * 6 + rot`` by :func:`evaluate_placement`, ties broken at random."""
-    greedy_values(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, weights, mask, values)
+def greedy_placement(board, rot_edges, task_type, flag, weights, mask, values, stream) -> int:
+    """The best placement ``slot * 6 + rot`` on ``board`` (a :class:`envs.dorfromantik.kernels.DorfBoard`)
+    by :func:`evaluate_placement`, ties broken at random."""
+    greedy_values(board, rot_edges, task_type, flag, weights, mask, values)
+    meta = board.meta
     best = -np.inf
     ties = 0
     choice = -1
@@ -252,8 +255,7 @@ def play_greedy_board(board, rot_edges, task_type, flag, weights, stream, mask) 
     values = np.zeros((MAX_FRONTIER, 6), np.float64)
     n = 0
     while meta[M_OVER] == 0:
-        k = greedy_placement(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, weights,
-                             mask, values, stream)
+        k = greedy_placement(board, rot_edges, task_type, flag, weights, mask, values, stream)
         place(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, frontier[k // 6], k % 6)
         advance(cells, frontier, deck, meta, rot_edges, task_type)
         n += 1

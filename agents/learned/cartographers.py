@@ -104,7 +104,7 @@ def label_games(game: Game, seeds: np.ndarray, theta: np.ndarray, width: int, fu
         feats = np.empty((cap, N_FEATURES), np.float32)
         targets = np.empty(cap, np.float32)
         rows = CK.label_game(st, det, work, game.tb, theta, int(width), int(futures), w, stream, group,
-                             groups, phases, feats, targets)
+                             CK.LabelRows(groups, phases, feats, targets))
         if rows:
             group = int(groups[rows - 1]) + 1
         for key, arr in (("group", groups), ("phase", phases), ("features", feats), ("target", targets)):

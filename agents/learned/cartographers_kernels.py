@@ -15,6 +15,8 @@ plays them as greedy does.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -110,6 +112,36 @@ UNIT_PROGRESS = G.DEFAULT_WEIGHTS.copy()
 UNIT_PROGRESS[[G.W_LINES, G.W_BARONY, G.W_CLUSTERS, G.W_STONESIDE]] = 1.0
 
 
+class FeatureDecision(NamedTuple):
+    """The arrays of one exploring decision that every candidate's :func:`describe_map` reads, in this
+    order: ``drawn`` int8[121] (the decision map with the candidate drawn on it), ``ruins`` bool[121]
+    and ``mountains`` int16[M] (``tb``), ``done`` bool[M] (the seat's mountains already paid),
+    ``edicts`` int8[4], ``now``, ``later`` and ``nxt`` float64[4] (:func:`season_counts`), ``scratch``
+    int32[SCRATCH]. :func:`candidate_features` builds it once per decision (compiled code passes a
+    ``typing.NamedTuple`` like a tuple, at no cost)."""
+
+    drawn: np.ndarray
+    ruins: np.ndarray
+    mountains: np.ndarray
+    done: np.ndarray
+    edicts: np.ndarray
+    now: np.ndarray
+    later: np.ndarray
+    nxt: np.ndarray
+    scratch: np.ndarray
+
+
+class LabelRows(NamedTuple):
+    """The rows :func:`label_game` writes, one per valued candidate, in this order: ``groups``
+    int64[cap] (decision id), ``phases`` int64[cap] (season), ``feats`` float32[cap, N_FEATURES],
+    ``targets`` float32[cap] (mean paired-playout total of the acting seat)."""
+
+    groups: np.ndarray
+    phases: np.ndarray
+    feats: np.ndarray
+    targets: np.ndarray
+
+
 def greedy_weights(w: np.ndarray) -> np.ndarray:
     """The linear weights (float64[N_FEATURES]) under which the features give the greedy value of
     weights ``w`` (``hole_size`` 2 and ``decay`` 1 only: the features are read at those)."""
@@ -166,14 +198,13 @@ def _mountains_close(grid: np.ndarray, mountains: np.ndarray, done: np.ndarray) 
 
 
 @njit(cache=True)
-def describe_map(drawn: np.ndarray, ruins: np.ndarray, mountains: np.ndarray, done: np.ndarray,
-                 edicts: np.ndarray, now: np.ndarray, later: np.ndarray, nxt: np.ndarray, seasons_left: int,
-                 gain: int,
-                 covered: int, ncells: int, time_left: float, ends: bool, scratch: np.ndarray,
-                 row: np.ndarray) -> None:
-    """Write the features of the map ``drawn`` (the decision map after a move that gains ``gain``
+def describe_map(dec: FeatureDecision, seasons_left: int, gain: int, covered: int, ncells: int,
+                 time_left: float, ends: bool, row: np.ndarray) -> None:
+    """Write the features of the map ``dec.drawn`` (the decision map after a move that gains ``gain``
     coins, covers ``covered`` ruins cells the rules did not ask for and fills ``ncells`` cells) into
     ``row`` (float32[N_FEATURES]); ``time_left`` is the fraction of the season's time left after it."""
+    drawn, ruins, mountains, done, edicts = dec.drawn, dec.ruins, dec.mountains, dec.done, dec.edicts
+    now, later, nxt, scratch = dec.now, dec.later, dec.nxt, dec.scratch
     row[:] = 0.0
     for e in range(4):
         if now[e] == 0.0 and later[e] == 0.0:
@@ -257,6 +288,7 @@ def candidate_features(st, tb, buf: np.ndarray, actions: np.ndarray, feats: np.n
     drawn = grid.copy()
     scratch = np.empty(SCRATCH, np.int32)
     n = enumerate_legal(grid, ruins, cards, tb[4], tb[6], card, ruins_required, buf, False)
+    dec = FeatureDecision(drawn, ruins, mountains, done, edicts, now, later, nxt, scratch)
     count = 0
     if n > 0:
         for i in range(n):
@@ -274,8 +306,7 @@ def candidate_features(st, tb, buf: np.ndarray, actions: np.ndarray, feats: np.n
                 if not room:
                     gain = 0
                 actions[count] = _place_action(t, k, pl_cells[pid, 5], pl_cells[pid, 6])
-                describe_map(drawn, ruins, mountains, done, edicts, now, later, nxt, seasons_left, gain,
-                             covered, ncells, time_left, ends, scratch, feats[count])
+                describe_map(dec, seasons_left, gain, covered, ncells, time_left, ends, feats[count])
                 for j in range(ncells):
                     drawn[pl_cells[pid, j]] = grid[pl_cells[pid, j]]
                 count += 1
@@ -289,8 +320,7 @@ def candidate_features(st, tb, buf: np.ndarray, actions: np.ndarray, feats: np.n
             gain = G.new_mountain_coins(drawn, mountains, done) if room else 0
             covered = 1 if ruins[cell] else 0
             actions[count] = FALLBACK_BASE + t * N_CELLS + cell
-            describe_map(drawn, ruins, mountains, done, edicts, now, later, nxt, seasons_left, gain, covered,
-                         1, time_left, ends, scratch, feats[count])
+            describe_map(dec, seasons_left, gain, covered, 1, time_left, ends, feats[count])
             drawn[cell] = grid[cell]
             count += 1
     return count
@@ -328,14 +358,15 @@ def _top_candidates(values: np.ndarray, n: int, width: int) -> np.ndarray:
 
 @njit(cache=True)
 def label_game(st, det, work, tb, theta: np.ndarray, width: int, futures: int, w: np.ndarray,
-               stream: np.ndarray, group0: int, groups: np.ndarray, phases: np.ndarray, feats_out: np.ndarray,
-               targets: np.ndarray) -> int:
+               stream: np.ndarray, group0: int, labels: LabelRows) -> int:
     """Play ``st`` to the end with the linear policy ``theta`` in every seat (ambushes as greedy
     ``w`` plays them) and, at each exploring decision, value its ``width`` best candidates by
     ``futures`` paired playouts (:func:`agents.search.flat.paired_playout`: the hidden cards
     resampled from one seed per future, the same for every candidate, then greedy ``w`` to the end).
-    Writes one row per valued candidate (decision ids from ``group0``) and returns the row count;
-    ``width`` 0 only plays the game."""
+    Writes one row per valued candidate into ``labels`` (:class:`LabelRows`; decision ids from
+    ``group0``) and returns the row count; ``width`` 0 only plays the game. Called once per game
+    from Python: the record's type check (about 1.5 us) does not show."""
+    groups, phases, feats_out, targets = labels
     buf = np.empty((4096, 2), np.int32)
     actions = np.empty(G.MAX_CANDIDATES, np.int64)
     feats = np.empty((G.MAX_CANDIDATES, N_FEATURES), np.float32)

@@ -149,10 +149,9 @@ def candidate_turns_and_features(game: Game, state) -> tuple[np.ndarray, np.ndar
     if int(state.ctl[K.C_PHASE]) != K.PHASE_MARKET:
         raise ValueError("cascadia candidates are whole turns: listed at the market phase only")
     b = state.board_args()
-    turns, _, _ = CK.list_turns(b, game.nbr, game.kind_edges, game.kind_info, game.tables,
-                                _listing_weights(state.ctl))
+    turns, _, _ = CK.list_turns(b, game.tb, _listing_weights(state.ctl))
     feats = np.empty((turns.shape[0], N_FEATURES), np.float32)
-    CK.turn_features(b, turns, game.nbr, game.kind_edges, game.kind_info, game.tables, feats)
+    CK.turn_features(b, turns, game.tb, feats)
     return turns, feats
 
 
@@ -236,9 +235,9 @@ class LinearPolicy:
         return self._greedy(state, legal_mask)
 
     def _greedy(self, state, legal_mask: np.ndarray) -> int:
-        g, s = self.game, state
-        action = int(greedy_action(s.tiles, s.tokens, s.edges, s.cells, s.flist, s.pinfo, s.market, s.ctl,
-                                   g.nbr, g.kind_edges, g.kind_info, g.tables, self.fallback_weights))
+        s, w = state, self.fallback_weights
+        action = int(greedy_action(s.tiles, s.rots, s.edges, s.tokens, s.front, s.cells, s.flist, s.pinfo,
+                                   s.market, s.stack, s.bag, s.ctl, s.rng, self.game.tb, w))
         return action if legal_mask[action] else int(np.flatnonzero(legal_mask)[0])
 
 
@@ -286,9 +285,8 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
                     src = state.board_args()
                     stream = np.array([derive_seed(int(seed), f"learned/{int(game_seed)}/{decision}")],
                                       dtype=np.uint64)
-                    paired_playouts(src, src.copy(), src.copy(), cands, top.shape[0], futures, stream, g.nbr,
-                                    g.kind_edges, g.kind_info, g.tables, weights, g.data.solo_bonus_min,
-                                    g.data.solo_bonus_points, sums, column)
+                    paired_playouts(src, src.copy(), src.copy(), cands, top.shape[0], futures, stream, g.tb,
+                                    weights, sums, column)
                     p = int(state.ctl[K.C_CUR])
                     groups.append(np.full(top.shape[0], group, np.int64))
                     phases.append(np.full(top.shape[0], ph, np.int64))

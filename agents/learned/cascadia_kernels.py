@@ -83,7 +83,7 @@ def market_options(b):
 
 
 @njit(cache=True)
-def list_turns(b, nbr, kind_edges, kind_info, tables, weight_sets):
+def list_turns(b, tb, weight_sets):
     """Candidate turns of a market decision: (int64[n, 3] turns (market, tile, token action; -1
     when the pair has no token), float64[n] planned values, int64[n] listing weight set).
 
@@ -91,7 +91,8 @@ def list_turns(b, nbr, kind_edges, kind_info, tables, weight_sets):
     :func:`agents.search.turn.candidate_turns`: per market option and frontier cell, the best
     rotation and the token target :func:`agents.greedy.cascadia.plan_turn` plans with it, best
     value first (stable). Rows of a later set that an earlier set already lists are left out;
-    each set's new rows follow the earlier sets' rows."""
+    each set's new rows follow the earlier sets' rows. ``b`` a :class:`envs.cascadia.kernels.CascadiaBoard`,
+    ``tb`` its game's :class:`envs.cascadia.kernels.CascadiaTables`."""
     p = b.ctl[K.C_CUR]
     supply = b.ctl[K.C_SUPPLY]
     nfront = b.pinfo[p, K.P_NFRONT]
@@ -116,8 +117,7 @@ def list_turns(b, nbr, kind_edges, kind_info, tables, weight_sets):
                 base = K.A_TILE + 6 * b.flist[p, f]
                 for r in range(6):
                     tile_values[base + r] = -np.inf
-            plan_turn(p, kind, w, b.tiles, b.edges, b.tokens, b.cells, b.flist, b.pinfo, nbr, kind_edges,
-                      kind_info, tables, supply, wts, tile_values, token_actions)
+            plan_turn(p, kind, w, b, tb, supply, wts, tile_values, token_actions)
             cost = wts[NATURE_COST] if a >= K.A_FREE else 0.0
             for f in range(nfront):
                 base = K.A_TILE + 6 * b.flist[p, f]
@@ -156,9 +156,11 @@ def list_turns(b, nbr, kind_edges, kind_info, tables, weight_sets):
 
 
 @njit(cache=True)
-def turn_features(b, turns, nbr, kind_edges, kind_info, tables, out) -> None:
+def turn_features(b, turns, tb, out) -> None:
     """One feature row per turn (``turns``: int64[n, 3], market-phase actions of the seat to
-    move) into ``out`` (float32[n, NUM_FEATURES]); ``b`` is left unchanged."""
+    move) into ``out`` (float32[n, NUM_FEATURES]); ``b`` is left unchanged (``tb`` its game's
+    :class:`envs.cascadia.kernels.CascadiaTables`)."""
+    nbr, kind_edges, kind_info, tables = tb.nbr, tb.kind_edges, tb.kind_info, tb.tables
     p = b.ctl[K.C_CUR]
     players = b.ctl[K.C_PLAYERS]
     supply = b.ctl[K.C_SUPPLY]

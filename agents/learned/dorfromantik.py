@@ -113,9 +113,8 @@ def _rows(game: Game, state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     feats = np.zeros((_ROWS, N_FEATURES), np.float32)
     n = 0
     if not game.is_over(state):
-        n = LK.candidate_features(state.cells, state.frontier, state.placed, state.uf, state.tasks,
-                                  state.meta, game._rot_edges, game._task_type, game._flag, mask, slots, rots,
-                                  feats)
+        n = LK.candidate_features(state.board(), game._rot_edges, game._task_type, game._flag, mask, slots,
+                                  rots, feats)
     cells = state.frontier[slots[:n]].astype(np.int64)
     rots = rots[:n]
     cq, cr = game.window_centre(state)
@@ -158,8 +157,8 @@ class LinearPolicy:
         slot x rotation, the whole frontier, not only the action window), -inf elsewhere."""
         values = np.full((K.MAX_FRONTIER, 6), -np.inf)
         g = self.game
-        LK.linear_placement(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.meta,
-                            g._rot_edges, g._task_type, g._flag, self.theta, self._mask, values)
+        LK.linear_placement(state.board(), g._rot_edges, g._task_type, g._flag, self.theta, self._mask,
+                            values)
         return values
 
     def playout(self, board: K.DorfBoard, work: K.DorfBoard, cell: int, rot: int, future_seed: int,

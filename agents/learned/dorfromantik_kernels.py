@@ -66,10 +66,10 @@ _NEW_TASK = GK.WEIGHT_NAMES.index("new_task")
 
 
 @njit(cache=True)
-def _after_features(cells, frontier, placed, uf, tasks, meta, rot_edges, flag, cell: int, rot: int,
-                    tile: int, done0: int, failed0: int, front0: int, row) -> None:
-    """Descriptors of the position just after the placement (``place`` already run): columns
-    ``C_FRONTIER`` to ``C_FAILED``."""
+def _after_features(uf, tasks, meta, rot_edges, flag, rot: int, tile: int, done0: int, failed0: int,
+                    front0: int, row) -> None:
+    """Descriptors of the position just after the placement of ``tile`` with ``rot`` (``place`` already
+    run; the three game arrays it reads): columns ``C_FRONTIER`` to ``C_FAILED``."""
     p = meta[K.M_PLACED] - 1
     row[C_FRONTIER] = meta[K.M_FRONT]
     row[C_NEW_FRONTIER] = meta[K.M_FRONT] - front0 + 1
@@ -120,14 +120,15 @@ def _after_features(cells, frontier, placed, uf, tasks, meta, rot_edges, flag, c
     row[C_FAILED] = meta[K.M_FAILED] - failed0
 
 
-@njit(cache=True)
-def _describe(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, i: int, rot: int,
-              tile: int, saved, s_cells, s_rows, s_placed, row) -> None:
-    """Columns ``C_LAND_LEFT`` onwards of placing the drawn ``tile`` at frontier slot ``i``/``rot``,
-    except the four that multiply greedy terms (``C_PROGRESS_X_LEFT``, ``C_MATCH_X_LEFT``,
-    ``C_MISMATCH_X_LEFT``, ``C_NEW_TASK_X_LEFT``). The tile is placed on the real arrays and every
-    touched entry restored; ``saved`` holds copies of (frontier, uf, tasks, meta) as they are."""
-    s_frontier, s_uf, s_tasks, s_meta = saved
+@njit(cache=True, inline="always")
+def _describe(board, rot_edges, task_type, flag, i: int, rot: int, tile: int, undo, row) -> None:
+    """Columns ``C_LAND_LEFT`` onwards of placing the drawn ``tile`` at frontier slot ``i``/``rot`` of
+    ``board`` (a :class:`envs.dorfromantik.kernels.DorfBoard`), except the four that multiply greedy
+    terms (``C_PROGRESS_X_LEFT``, ``C_MATCH_X_LEFT``, ``C_MISMATCH_X_LEFT``, ``C_NEW_TASK_X_LEFT``).
+    The tile is placed on the real arrays and every touched entry restored; ``undo`` is
+    :func:`_undo_arrays`' (copies of frontier, uf, tasks, meta as they are, scratch for the rest)."""
+    cells, frontier, placed, uf, tasks, _, meta = board
+    s_frontier, s_uf, s_tasks, s_meta, s_cells, s_rows, s_placed = undo
     cell = frontier[i]
     n_front = meta[K.M_FRONT]
     land_left = K.NUM_LAND - meta[K.M_LAND_POS]
@@ -164,8 +165,8 @@ def _describe(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, fl
         s_cells[k] = cells[s_rows[k]]
     s_placed[:] = placed[p]
     K.place(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, cell, rot)
-    _after_features(cells, frontier, placed, uf, tasks, meta, rot_edges, flag, cell, rot, tile,
-                    s_meta[K.M_DONE], s_meta[K.M_FAILED], n_front, row)
+    _after_features(uf, tasks, meta, rot_edges, flag, rot, tile, s_meta[K.M_DONE], s_meta[K.M_FAILED],
+                    n_front, row)
     for k in range(7, -1, -1):
         cells[s_rows[k]] = s_cells[k]
     frontier[i] = cell
@@ -180,11 +181,20 @@ def _describe(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, fl
 
 
 @njit(cache=True)
-def candidate_features(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, mask,
-                       slots, rots, feats) -> int:
+def _undo_arrays(board) -> tuple:
+    """What :func:`_describe` needs to undo a trial placement on ``board``: copies of its frontier, uf,
+    tasks and meta, and scratch for the touched cell rows, their indices and the placement row."""
+    return (board.frontier.copy(), board.uf.copy(), board.tasks.copy(), board.meta.copy(),
+            np.zeros((8, 4), board.cells.dtype), np.zeros(8, np.int64), np.zeros(3, board.placed.dtype))
+
+
+@njit(cache=True)
+def candidate_features(board, rot_edges, task_type, flag, mask, slots, rots, feats) -> int:
     """Fill ``slots[i]``, ``rots[i]`` (frontier slot, rotation) and ``feats[i]`` for every legal
-    placement ``i`` of the drawn tile, in (slot, rotation) order; return how many. The game arrays
-    come back as they were (up to union-find path halving, which changes no group)."""
+    placement ``i`` of the drawn tile of ``board`` (a :class:`envs.dorfromantik.kernels.DorfBoard`), in
+    (slot, rotation) order; return how many. The game arrays come back as they were (up to
+    union-find path halving, which changes no group)."""
+    cells, frontier, placed, uf, tasks, _, meta = board
     n_legal = K.legal_moves(cells, frontier, uf, meta, rot_edges, task_type, mask)
     tile = meta[K.M_DRAWN]
     roots = np.zeros(6, np.int64)
@@ -192,10 +202,7 @@ def candidate_features(cells, frontier, placed, uf, tasks, meta, rot_edges, task
     flagged = np.zeros(K.MAX_PLACED, np.int64)
     n_flagged = GK.flagged_placements(placed, meta, flag, flagged)
     basis = np.eye(N_GREEDY)
-    saved = (frontier.copy(), uf.copy(), tasks.copy(), meta.copy())
-    s_cells = np.zeros((8, 4), cells.dtype)
-    s_rows = np.zeros(8, np.int64)
-    s_placed = np.zeros(3, placed.dtype)
+    undo = _undo_arrays(board)
     lf = (K.NUM_LAND - meta[K.M_LAND_POS]) / max(K.NUM_LAND - meta[K.M_UNSEEN], 1)
     n = 0
     for i in range(meta[K.M_FRONT]):
@@ -208,10 +215,9 @@ def candidate_features(cells, frontier, placed, uf, tasks, meta, rot_edges, task
             slots[n] = i
             rots[n] = rot
             for j in range(N_GREEDY):
-                row[j] = GK.evaluate_placement(cells, placed, uf, tasks, meta, rot_edges, task_type, flag,
-                                               basis[j], flagged, n_flagged, cell, rot, roots, out2)
-            _describe(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, i, rot, tile,
-                      saved, s_cells, s_rows, s_placed, row)
+                row[j] = GK.evaluate_placement(board, rot_edges, task_type, flag, basis[j], flagged,
+                                               n_flagged, cell, rot, roots, out2)
+            _describe(board, rot_edges, task_type, flag, i, rot, tile, undo, row)
             row[C_PROGRESS_X_LEFT] = row[_PROGRESS] * lf
             row[C_MATCH_X_LEFT] = row[_MATCH] * lf
             row[C_MISMATCH_X_LEFT] = row[_MISMATCH] * lf
@@ -243,13 +249,14 @@ def phase_of(meta) -> int:
 
 
 @njit(cache=True)
-def linear_placement(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, theta, mask,
-                     values) -> int:
-    """The placement ``slot * 6 + rot`` the linear policy ``theta`` plays: the first (in slot,
+def linear_placement(board, rot_edges, task_type, flag, theta, mask, values) -> int:
+    """The placement ``slot * 6 + rot`` the linear policy ``theta`` plays on ``board`` (a
+    :class:`envs.dorfromantik.kernels.DorfBoard`): the first (in slot,
     rotation order) whose ``features @ theta[phase]`` is within 1e-9 of the best. The greedy terms
     and the four columns that multiply them are one :func:`GK.evaluate_placement` call with the
     folded weights (the valuation is linear in them), so a decision costs about one greedy
     valuation plus the trial placements; ``values[slot, rot]`` gets every legal value."""
+    cells, frontier, placed, uf, tasks, _, meta = board
     n_legal = K.legal_moves(cells, frontier, uf, meta, rot_edges, task_type, mask)
     if n_legal == 0:
         return -1
@@ -265,21 +272,17 @@ def linear_placement(cells, frontier, placed, uf, tasks, meta, rot_edges, task_t
     out2 = np.zeros(2, np.int64)
     flagged = np.zeros(K.MAX_PLACED, np.int64)
     n_flagged = GK.flagged_placements(placed, meta, flag, flagged)
-    saved = (frontier.copy(), uf.copy(), tasks.copy(), meta.copy())
-    s_cells = np.zeros((8, 4), cells.dtype)
-    s_rows = np.zeros(8, np.int64)
-    s_placed = np.zeros(3, placed.dtype)
+    undo = _undo_arrays(board)
     row = np.zeros(N_COLUMNS)
     top = -np.inf
     for i in range(meta[K.M_FRONT]):
         for rot in range(6):
             if not mask[i, rot]:
                 continue
-            v = GK.evaluate_placement(cells, placed, uf, tasks, meta, rot_edges, task_type, flag, folded,
-                                      flagged, n_flagged, frontier[i], rot, roots, out2)
+            v = GK.evaluate_placement(board, rot_edges, task_type, flag, folded, flagged, n_flagged,
+                                      frontier[i], rot, roots, out2)
             row[:] = 0.0
-            _describe(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, i, rot, tile,
-                      saved, s_cells, s_rows, s_placed, row)
+            _describe(board, rot_edges, task_type, flag, i, rot, tile, undo, row)
             for j in range(N_GREEDY, N_COLUMNS):
                 v += row[j] * w[j]
             values[i, rot] = v
@@ -298,8 +301,7 @@ def play_linear(board, rot_edges, task_type, flag, theta, mask, values) -> int:
     cells, frontier, placed, uf, tasks, deck, meta = board
     n = 0
     while meta[K.M_OVER] == 0:
-        k = linear_placement(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, theta,
-                             mask, values)
+        k = linear_placement(board, rot_edges, task_type, flag, theta, mask, values)
         K.place(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, frontier[k // 6], k % 6)
         K.advance(cells, frontier, deck, meta, rot_edges, task_type)
         n += 1

@@ -20,6 +20,7 @@ the action, play uniformly random to the end, back up the per-seat totals.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -36,6 +37,18 @@ from envs.cartographers.kernels import (
     totals,
 )
 from envs.core.rng import next_u64, shuffle_prefix
+
+
+class RootStats(NamedTuple):
+    """The root bandit that :func:`root_search` carries between calls, in this order: ``order``
+    int32/int64[n] (root actions in widening order), ``visits`` float64[n] and ``sums``
+    float64[n, P] (per child: simulations and per-seat return sums), ``acc`` float64[4] (lowest and
+    highest return seen, simulations so far, children so far)."""
+
+    order: np.ndarray
+    visits: np.ndarray
+    sums: np.ndarray
+    acc: np.ndarray
 
 
 @njit(cache=True)
@@ -92,13 +105,12 @@ def determinize_into(src, dst, stream: np.ndarray) -> None:
 
 
 @njit(cache=True)
-def root_search(st, scratch, tb, order: np.ndarray, n_sims: int, c: float, k_widen: float, alpha: float,
-                player: int, stream: np.ndarray, visits: np.ndarray, sums: np.ndarray,
-                acc: np.ndarray) -> None:
-    """Run ``n_sims`` more simulations of the root bandit. ``order``: root actions in widening
-    order; ``visits``/``sums`` (float64[n], float64[n, P]) and ``acc`` (float64[4]: lowest and
-    highest return seen, simulations so far, children so far) carry the search between calls;
-    ``scratch`` is a state tuple of the same shapes as ``st``."""
+def root_search(st, scratch, tb, stats: RootStats, n_sims: int, c: float, k_widen: float, alpha: float,
+                player: int, stream: np.ndarray) -> None:
+    """Run ``n_sims`` more simulations of the root bandit ``stats`` (:class:`RootStats`, carried
+    between calls); ``scratch`` is a state tuple of the same shapes as ``st``. Called from Python
+    per chunk of 64 simulations (milliseconds): the record's type check does not show."""
+    order, visits, sums, acc = stats
     no_actions = np.zeros(0, np.int32)
     n = order.shape[0]
     seats = sums.shape[1]

@@ -337,10 +337,11 @@ class MCTSAgent:
         deadline = None if self.time_limit is None else start + self.time_limit
         chunk = 64
         sims = 0
+        stats = mod.RootStats(order, visits, sums, acc)
         while sims < limit:
             n = min(chunk, limit - sims)
-            mod.root_search(state.arrays(), scratch, self.game.tb, order, n, self.c, self.widening[0],
-                            self.widening[1], player, stream, visits, sums, acc)
+            mod.root_search(state.arrays(), scratch, self.game.tb, stats, n, self.c, self.widening[0],
+                            self.widening[1], player, stream)
             sims += n
             if deadline is not None and time.perf_counter() >= deadline:
                 break

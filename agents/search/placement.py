@@ -79,8 +79,7 @@ def candidate_placements(game, state, legal_mask: np.ndarray, weights: np.ndarra
     values (with the greedy ``weights``)."""
     mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
     values = np.zeros((K.MAX_FRONTIER, 6), np.float64)
-    GK.greedy_values(state.cells, state.frontier, state.placed, state.uf, state.tasks, state.meta,
-                    game._rot_edges, game._task_type, game._flag, weights, mask, values)
+    GK.greedy_values(state.board(), game._rot_edges, game._task_type, game._flag, weights, mask, values)
     n = int(state.meta[K.M_FRONT])
     slots, rots = np.nonzero(mask[:n])
     cells = state.frontier[slots].astype(np.int64)

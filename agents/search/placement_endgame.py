@@ -131,8 +131,8 @@ class Endgame:
             meta[K.M_SET_ASIDE] += 1
             return self._expect(s)
         self._values[:] = -np.inf
-        GK.greedy_values(cells, frontier, placed, uf, tasks, meta, g._rot_edges, g._task_type, g._flag,
-                        self.weights, self._mask, self._values)
+        GK.greedy_values(K.DorfBoard(*s), g._rot_edges, g._task_type, g._flag, self.weights, self._mask,
+                         self._values)
         n = int(meta[K.M_FRONT])
         k = int(np.argmax(np.where(self._mask[:n], self._values[:n], -np.inf)))
         K.place(cells, frontier, placed, uf, tasks, meta, g._rot_edges, g._task_type, int(frontier[k // 6]),

@@ -106,11 +106,14 @@ def apply_turn(work, turn: np.ndarray, nbr, kind_edges, kind_info) -> None:
 
 
 @njit(cache=True)
-def paired_playouts(st, det, work, cands, n_cands, futures, stream, nbr, kind_edges, kind_info, tables,
-                    weights, solo_min, solo_points, sums, column=K.CAT_TOTAL) -> None:
+def paired_playouts(st, det, work, cands, n_cands, futures, stream, tb, weights, sums,
+                    column=K.CAT_TOTAL) -> None:
     """Add ``futures`` paired playouts of each of the first ``n_cands`` candidate turns
     (``cands[k]``: up to 3 actions, -1 padded) to ``sums[k, seat]`` (each seat's final score in
-    ``column``: the total, or ``K.CAT_BASE`` for the base score)."""
+    ``column``: the total, or ``K.CAT_BASE`` for the base score). ``st``, ``det`` and ``work`` are
+    :class:`envs.cascadia.kernels.CascadiaBoard` records (the position, then scratch for its
+    determinization and the playout), ``tb`` the game's :class:`envs.cascadia.kernels.CascadiaTables`."""
+    nbr, kind_edges, kind_info, tables = tb.nbr, tb.kind_edges, tb.kind_info, tb.tables
     players = st.ctl[K.C_PLAYERS]
     out = np.zeros((players, K.NUM_CAT), np.int32)
     no_stream = np.zeros(1, np.uint64)
@@ -119,20 +122,20 @@ def paired_playouts(st, det, work, cands, n_cands, futures, stream, nbr, kind_ed
         for k in range(n_cands):
             copy_state(det, work)
             apply_turn(work, cands[k], nbr, kind_edges, kind_info)
-            play_greedy(work, nbr, kind_edges, kind_info, tables, weights, 0.0, no_stream)
-            K.score_all(work.edges, work.tokens, work.cells, work.pinfo, work.ctl, nbr, tables, solo_min,
-                        solo_points, out)
+            play_greedy(work, tb, weights, 0.0, no_stream)
+            K.score_all(work.edges, work.tokens, work.cells, work.pinfo, work.ctl, nbr, tables, tb.solo_min,
+                        tb.solo_points, out)
             for p in range(players):
                 sums[k, p] += out[p, column]
 
 
 @njit(cache=True)
-def last_turn_totals(st, det, work, cands, stream, nbr, kind_edges, kind_info, tables, solo_min, solo_points,
-                     out, column=K.CAT_TOTAL) -> bool:
+def last_turn_totals(st, det, work, cands, stream, tb, out, column=K.CAT_TOTAL) -> bool:
     """When every candidate turn (``cands[k]``, -1 padded) ends the game, write each one's exact
     final score in ``column`` (the total, or ``K.CAT_BASE``) into ``out`` (float64[n, seats]) and
     return True; False otherwise. Played on a determinization, so the real hidden order is never
     read (and none is drawn)."""
+    nbr, kind_edges, kind_info = tb.nbr, tb.kind_edges, tb.kind_info
     players = st.ctl[K.C_PLAYERS]
     totals = np.zeros((players, K.NUM_CAT), np.int32)
     determinize_into(st, det, stream)
@@ -141,8 +144,8 @@ def last_turn_totals(st, det, work, cands, stream, nbr, kind_edges, kind_info, t
         apply_turn(work, cands[k], nbr, kind_edges, kind_info)
         if work.ctl[K.C_PHASE] != K.PHASE_OVER:
             return False
-        K.score_all(work.edges, work.tokens, work.cells, work.pinfo, work.ctl, nbr, tables, solo_min,
-                    solo_points, totals)
+        K.score_all(work.edges, work.tokens, work.cells, work.pinfo, work.ctl, nbr, tb.tables, tb.solo_min,
+                    tb.solo_points, totals)
         for p in range(players):
             out[k, p] = totals[p, column]
     return True
@@ -160,8 +163,7 @@ def candidate_turns(game, state, weights: np.ndarray) -> tuple[np.ndarray, np.nd
     if phase == K.PHASE_TOKEN:
         cells = np.empty(K.MAX_CELLS, dtype=np.int32)
         vals = np.empty(K.MAX_CELLS)
-        n = token_values(p, int(s.ctl[K.C_HAND_TOKEN]), s.tiles, s.tokens, s.cells, s.pinfo, g.nbr,
-                         g.kind_info, g.tables, supply, weights, cells, vals)
+        n = token_values(p, int(s.ctl[K.C_HAND_TOKEN]), s.board_args(), g.tb, supply, weights, cells, vals)
         plans = [(float(vals[i]), K.A_TOKEN + int(cells[i]), -1, -1) for i in range(n)]
         plans.append((0.0, K.A_RETURN, -1, -1))
     else:
@@ -175,10 +177,10 @@ def candidate_turns(game, state, weights: np.ndarray) -> tuple[np.ndarray, np.nd
             hands = [(-1, int(s.ctl[K.C_HAND_TILE]), int(s.ctl[K.C_HAND_TOKEN]), 0.0)]
         values = np.empty(g.num_actions)
         tokens = np.empty(g.num_actions, dtype=np.int64)
+        board = s.board_args()
         for market_action, kind, w, cost in hands:
             values.fill(-np.inf)
-            plan_turn(p, kind, w, s.tiles, s.edges, s.tokens, s.cells, s.flist, s.pinfo, g.nbr, g.kind_edges,
-                      g.kind_info, g.tables, supply, weights, values, tokens)
+            plan_turn(p, kind, w, board, g.tb, supply, weights, values, tokens)
             per_cell = values[K.A_TILE:K.A_TOKEN].reshape(-1, 6)
             best_rot = per_cell.argmax(axis=1)
             for c in np.flatnonzero(np.isfinite(per_cell.max(axis=1))):
@@ -258,9 +260,8 @@ class TurnSearch:
     def _playout(self, src, det, work, cand: np.ndarray, future: np.ndarray, sums: np.ndarray) -> None:
         """One greedy playout of the candidate turn ``cand`` (1 x 3) on the future seeded by ``future``
         (left unchanged, so every candidate sees the same determinization), added to ``sums`` (1 x P)."""
-        g, d = self.game, self.game.data
-        paired_playouts(src, det, work, cand, 1, 1, future.copy(), g.nbr, g.kind_edges, g.kind_info, g.tables,
-                        self.weights, d.solo_bonus_min, d.solo_bonus_points, sums, self.column)
+        paired_playouts(src, det, work, cand, 1, 1, future.copy(), self.game.tb, self.weights, sums,
+                        self.column)
 
     def _search(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         agent, game = self.agent, self.game
@@ -274,9 +275,7 @@ class TurnSearch:
         det, work = src.copy(), src.copy()
         start = time.perf_counter()
         exact = np.zeros((cands.shape[0], game.num_players()))
-        d = game.data
-        if last_turn_totals(src, det, work, cands, stream.copy(), game.nbr, game.kind_edges, game.kind_info,
-                            game.tables, d.solo_bonus_min, d.solo_bonus_points, exact, self.column):
+        if last_turn_totals(src, det, work, cands, stream.copy(), game.tb, exact, self.column):
             return self._play_exact(cands, exact[:, player], start)
         deadline = None if agent.time_limit is None else start + agent.time_limit
         future = np.array([next_u64(stream)], dtype=np.uint64)

@@ -63,8 +63,8 @@ class CartographersVectorEnv(BatchedGameVectorEnv):
     def _run(self, actions, resetting, streams, obs, mask, rewards, terms) -> int:
         g = self.game
         return VK.step_batch(self._bst, g.tb, actions, resetting, streams, g.forced,
-                             g.edict_order == "random", self._cap, g.ambushes, self._buf, self._legal, obs,
-                             mask, rewards, terms)
+                             g.edict_order == "random", self._cap, g.ambushes, self._buf, self._legal,
+                             VK.BatchOut(obs, mask, rewards, terms))
 
     def sub_state(self, i: int) -> CartographersState:
         """Sub-env ``i``'s game as a state (views: changes follow the env)."""

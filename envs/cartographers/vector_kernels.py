@@ -6,15 +6,29 @@ array with a leading sub-env axis: ``grid`` int8[N, 1, 121], ``coins`` int16[N, 
 bool[N, 1, M], ``deck`` int8[N, 17], ``amb`` int8[N, 4], ``edicts`` int8[N, 4], ``meta``
 int32[N, N_META], ``rng`` uint64[N, 1], ``record`` int16[N, 1, 4, 5]. Sub-env i's ``st`` is the
 tuple of the i-th rows (views), so every rule runs through the same kernels as the single env.
+:func:`step_batch` writes its per-step results into one :class:`BatchOut` record.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
 from envs.cartographers import kernels as K
 from envs.cartographers.data import N_AMBUSH_CARDS, N_CELLS, N_DECK_CARDS
+
+
+class BatchOut(NamedTuple):
+    """What :func:`step_batch` writes per sub-env i, in this order: ``obs`` float32[N, obs_size]
+    (the observation), ``mask`` float32[N, NUM_ACTIONS] (1.0 = legal), ``rewards`` float64[N]
+    (the score change, 0 on a reset) and ``terms`` bool[N] (game over)."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    rewards: np.ndarray
+    terms: np.ndarray
 
 
 def new_batch(num_envs: int, n_mountains: int) -> tuple:
@@ -58,12 +72,14 @@ def _new_game(st, tb, stream: np.uint64, forced: np.ndarray, random_order: bool,
 @njit(cache=True)
 def step_batch(bst, tb, actions: np.ndarray, resetting: np.ndarray, streams: np.ndarray, forced: np.ndarray,
                random_order: bool, cap: int, ambushes: bool, buf: np.ndarray, legal: np.ndarray,
-               obs: np.ndarray, mask: np.ndarray, rewards: np.ndarray, terms: np.ndarray) -> int:
+               out: BatchOut) -> int:
     """Check ``actions[i]`` of every sub-env not ``resetting`` (on the first illegal one return
     its index, having changed nothing); then start a new game from ``streams[i]`` where
     ``resetting[i]`` (reward 0), else apply the action (reward: the score change). Write every
-    sub-env's mask (float32, 1.0 = legal) and observation, and ``terms[i]`` = game over.
-    ``buf`` int32[4096, 2] and ``legal`` bool[NUM_ACTIONS] are scratch. Returns -1."""
+    sub-env's mask (float32, 1.0 = legal), observation, reward and ``terms[i]`` = game over into
+    ``out`` (:class:`BatchOut`). ``buf`` int32[4096, 2] and ``legal`` bool[NUM_ACTIONS] are
+    scratch. Returns -1."""
+    obs, mask, rewards, terms = out
     n = actions.shape[0]
     for i in range(n):
         if not resetting[i] and K.check_action(sub_state(bst, i), tb, actions[i]) != K.OK:

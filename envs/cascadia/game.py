@@ -87,6 +87,9 @@ class CascadiaGame(Game):
         self.kind_edges = self.data.kind_edges
         self.kind_info = self.data.kind_info
         self.tables = self.data.score_tables
+        #: the constant tables as one record, for the kernels that take several of them
+        self.tb = K.CascadiaTables(self.nbr, self.kind_edges, self.kind_info, self.tables,
+                                   self.data.solo_bonus_min, self.data.solo_bonus_points)
         self._legal_buf = np.empty(K.MAX_LEGAL, dtype=np.int32)
         self._kind_features: np.ndarray | None = None  # observation table, built on first use
 

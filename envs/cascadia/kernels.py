@@ -10,20 +10,26 @@ record of them below:
 * shared: ``market[0, i]`` tile and ``market[1, i]`` token of slot i (slot 0 is next to the stack),
   ``stack`` with ``ctl[C_STACK_POS] .. ctl[C_STACK_LEN]`` still face down, ``bag[w]`` token counts,
   ``ctl`` the control scalars (indices ``C_*``), ``rng`` the chance stream;
-* constants: ``nbr`` (cells x 6), ``kind_edges``, ``kind_info``, ``tables`` from :mod:`data`.
+* constants: ``nbr`` (cells x 6), ``kind_edges``, ``kind_info``, ``tables`` from :mod:`data`, or
+  the record of them, :class:`CascadiaTables` (``CascadiaGame.tb``, with the solo habitat bonus).
 
 The kernels that read or write the whole state take it as one :class:`CascadiaBoard` record (what
 ``CascadiaState.board_args()`` returns; compiled code builds one with ``CascadiaBoard(tiles, ...,
 rng)``): a ``typing.NamedTuple`` that numba compiles like a tuple, so ``board.stack`` is resolved at
-compile time and costs nothing at run time. They are :func:`deal_game`, :func:`apply_tile`,
-:func:`apply_on_board` and :func:`play_random_into`, and the greedy playout
-:func:`agents.greedy.cascadia.play_greedy` (a call from Python plays milliseconds, so its record's
-dispatch cost does not show). The entry points Python calls once per step, game or rollout take the
-13 arrays spread instead (``*state.board_args()``) and build the record: :func:`setup_game`,
-:func:`apply_action`, :func:`play_random`. Numba types a named-tuple argument outside its C fast
+compile time and costs nothing at run time. They are :func:`place_tile`, :func:`deal_game`,
+:func:`apply_tile`, :func:`apply_on_board` and :func:`play_random_into`, and the greedy planner
+(:mod:`agents.greedy.cascadia`: ``plan_turn``, ``market_plans``, ``greedy_on_board``, the playout
+``play_greedy``, ...) and the turn search's playouts (a call from Python plans a turn or plays
+milliseconds, so its record's dispatch cost does not show). The entry points Python calls once per
+step, game or rollout take the 13 arrays spread instead (``*state.board_args()``) and build the
+record: :func:`setup_game`, :func:`apply_action`, :func:`play_random`, and the greedy agent's
+``greedy_action``. Numba types a named-tuple argument outside its C fast
 path, 1.3-1.7 us more per call: 12% of a bare Python ``legal_actions`` + ``step`` loop, 13% of a
-late-game rollout. The small kernels that read a few arrays (``place_tile``, ``legal_actions``,
-``score_all``, ...) take those arrays by name.
+late-game rollout. The small kernels that read a few arrays (``legal_actions``, ``score_all``, ...)
+take those arrays by name. The kernels that read several constant tables besides a state (the
+greedy planner, the turn search, :func:`random_games`, the batched env's ``observe_batch``, the
+``simulate`` loop) take them as one :class:`CascadiaTables` record; a Python caller passes the
+game's own, ``game.tb``, built once.
 
 The action codec (one Discrete space, see ``seeds/cascadia-rules.md``):
 ``0..3`` take pair i; ``4 + 4 i + j`` pay a nature token for tile i and token j;
@@ -64,6 +70,22 @@ class CascadiaBoard(NamedTuple):
     def copy(self) -> CascadiaBoard:
         """An independent copy of every array (scratch boards for the compiled searches)."""
         return CascadiaBoard(*(a.copy() for a in self))
+
+
+class CascadiaTables(NamedTuple):
+    """The constant tables of one game (``CascadiaGame.tb``), the argument of the kernels that read
+    several of them (the greedy planner, the searches, the batched env, the compiled loops):
+    ``nbr`` int32[cells, 6] neighbour cell per direction or -1, ``kind_edges`` int8[kinds, 6, 6]
+    habitat per rotation and edge, ``kind_info`` int8[kinds, 3] (animals bitmask, keystone animal
+    or -1, distinct rotations), ``tables`` int32[5, 9] wildlife scoring by count (bear pairs, elk,
+    salmon, lonely hawks, fox), and the solo habitat bonus: ``solo_min`` tiles for ``solo_points``."""
+
+    nbr: np.ndarray
+    kind_edges: np.ndarray
+    kind_info: np.ndarray
+    tables: np.ndarray
+    solo_min: int
+    solo_points: int
 
 
 # ---- action codec -----------------------------------------------------------------------------
@@ -189,8 +211,11 @@ def three_of_a_kind(market: np.ndarray) -> int:
 
 
 @inline_jit
-def place_tile(p, cell, kind, rot, tiles, rots, edges, front, cells, flist, pinfo, nbr, kind_edges):
-    """Put ``kind`` at ``cell`` (rotation ``rot``) in seat p's area and update the frontier."""
+def place_tile(p, cell, kind, rot, board, nbr, kind_edges):
+    """Put ``kind`` at ``cell`` (rotation ``rot``) in seat p's area of ``board`` (a
+    :class:`CascadiaBoard`) and update the frontier."""
+    tiles, rots, edges, front, cells, flist, pinfo = (board.tiles, board.rots, board.edges, board.front,
+                                                      board.cells, board.flist, board.pinfo)
     tiles[p, cell] = kind
     rots[p, cell] = rot
     for d in range(6):
@@ -286,8 +311,7 @@ def deal_game(players, starter_order, board, nbr, kind_edges, starter_cells, num
         starter_order[j] = t
     for p in range(players):
         for j in range(3):
-            place_tile(p, starter_cells[j], num_tiles + 3 * starter_order[p] + j, 0, board.tiles, board.rots,
-                       board.edges, board.front, board.cells, board.flist, pinfo, nbr, kind_edges)
+            place_tile(p, starter_cells[j], num_tiles + 3 * starter_order[p] + j, 0, board, nbr, kind_edges)
     for t in range(num_tiles):
         stack[t] = t
     for i in range(num_tiles - 1, 0, -1):
@@ -544,8 +568,7 @@ def apply_tile(action, board, nbr, kind_edges):
     ctl = board.ctl
     k = action - A_TILE
     cell = k // 6
-    place_tile(ctl[C_CUR], cell, ctl[C_HAND_TILE], k % 6, board.tiles, board.rots, board.edges, board.front,
-               board.cells, board.flist, board.pinfo, nbr, kind_edges)
+    place_tile(ctl[C_CUR], cell, ctl[C_HAND_TILE], k % 6, board, nbr, kind_edges)
     ctl[C_LAST_CELL] = cell
     if ctl[C_HAND_TOKEN] >= 0:
         ctl[C_PHASE] = PHASE_TOKEN
@@ -1196,10 +1219,12 @@ def play_random_into(board, nbr, kind_edges, kind_info, agent_rng, out) -> int:
 
 
 @njit(cache=True)
-def random_games(games, players, seed, nbr, kind_edges, kind_info, tables, starter_cells, num_tiles,
-                 tiles_used, per_animal, supply, solo_min, solo_points, totals) -> int:
-    """Deal and play ``games`` random games in a row (benchmarks, simulation); write each seat's
-    full total into ``totals[g, p]``; return the number of decisions taken."""
+def random_games(games, players, seed, tb, starter_cells, num_tiles, tiles_used, per_animal, supply,
+                 totals) -> int:
+    """Deal and play ``games`` random games in a row (benchmarks, simulation; ``tb`` a
+    :class:`CascadiaTables`); write each seat's full total into ``totals[g, p]``; return the number
+    of decisions taken."""
+    nbr, kind_edges, kind_info = tb.nbr, tb.kind_edges, tb.kind_info
     if tiles_used > num_tiles or (players == 1 and tiles_used > 2 * (MAX_CELLS - 3) + 3) \
             or (players > 1 and tiles_used > players * (MAX_CELLS - 3) + 3):
         raise ValueError("random_games: tiles_used too large for this player count")
@@ -1232,7 +1257,8 @@ def random_games(games, players, seed, nbr, kind_edges, kind_info, tables, start
         deal_game(players, order, board, nbr, kind_edges, starter_cells, num_tiles, tiles_used, per_animal,
                   supply, 0)
         steps += play_random_into(board, nbr, kind_edges, kind_info, agent, out)
-        score_all_into(edges, tokens, cells, pinfo, ctl, nbr, tables, solo_min, solo_points, score, scratch)
+        score_all_into(edges, tokens, cells, pinfo, ctl, nbr, tb.tables, tb.solo_min, tb.solo_points, score,
+                       scratch)
         for p in range(players):
             totals[g, p] = score[p, CAT_TOTAL]
         clear_used(players, tiles, rots, edges, tokens, front, cells, flist, pinfo, nbr)

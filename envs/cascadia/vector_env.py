@@ -64,7 +64,6 @@ class CascadiaVectorEnv(BatchedGameVectorEnv):
         tie = 1 if game.second_place_tie == "share" else 0
         self._setup = np.array([game.players, data.tiles_used(game.players), data.wildlife_per_animal,
                                 data.nature_tokens, tie], dtype=np.int64)
-        self._solo_bonus = np.array([data.solo_bonus_min, data.solo_bonus_points], dtype=np.int64)
         self._kind_table = kind_features(game)
         self._scratch = K.score_scratch(game.nbr.shape[0])
         self._score = np.zeros((4, K.NUM_CAT), dtype=np.int32)
@@ -83,9 +82,8 @@ class CascadiaVectorEnv(BatchedGameVectorEnv):
             return bad
         if self._opponents:
             self._play_opponents(resetting)
-        VK.observe_batch(self._bst, resetting, g.nbr, g.kind_info, self._kind_table, g.tables,
-                         self._solo_bonus, self._scratch, self._score, self._legal, self._nlegal,
-                         self._totals, obs, mask, rewards, terms)
+        VK.observe_batch(self._bst, resetting, g.tb, self._kind_table, self._scratch, self._score,
+                         self._legal, self._nlegal, self._totals, VK.StepOut(obs, mask, rewards, terms))
         return -1
 
     def _play_opponents(self, resetting: np.ndarray) -> None:

@@ -12,6 +12,8 @@ int64[N] keep each sub-env's legal actions (ascending) for the next check.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -20,6 +22,17 @@ from envs.cascadia.data import NUM_CELLS, NUM_TILES
 
 CELL_FEATURES = 24
 OTHER_FEATURES = 12
+
+
+class StepOut(NamedTuple):
+    """What :func:`observe_batch` writes for the caller, per sub-env i: ``obs[i]`` float32[obs] seat
+    0's observation, ``mask[i]`` float32[actions] its legal actions, ``rewards[i]`` its reward,
+    ``terms[i]`` game over."""
+
+    obs: np.ndarray
+    mask: np.ndarray
+    rewards: np.ndarray
+    terms: np.ndarray
 
 
 def new_batch(num_envs: int, players: int) -> tuple:
@@ -131,16 +144,18 @@ def apply_batch(bst, actions, resetting, streams, setup, nbr, kind_edges, kind_i
 
 
 @njit(cache=True)
-def observe_batch(bst, resetting, nbr, kind_info, kind_table, tables, solo_bonus, scratch, score, legal,
-                  nlegal, totals, obs, mask, rewards, terms) -> None:
+def observe_batch(bst, resetting, tb, kind_table, scratch, score, legal, nlegal, totals, out) -> None:
     """After :func:`apply_batch` (and the opponents' replies): score every sub-env (reward: seat
-    0's total score change, 0 where ``resetting``), keep its legal list, write its mask (float32),
-    seat 0's observation and ``terms[i]`` = game over. ``solo_bonus`` = (min tiles, points);
-    ``scratch`` from ``kernels.score_scratch``; ``score`` int32[4, NUM_CAT]."""
+    0's total score change, 0 where ``resetting``), keep its legal list and write ``out`` (a
+    :class:`StepOut`: its mask, seat 0's observation, reward, game over). ``tb`` a
+    :class:`envs.cascadia.kernels.CascadiaTables`; ``scratch`` from ``kernels.score_scratch``;
+    ``score`` int32[4, NUM_CAT]."""
+    nbr, kind_info = tb.nbr, tb.kind_info
+    obs, mask, rewards, terms = out.obs, out.mask, out.rewards, out.terms
     for i in range(resetting.shape[0]):
         ctl = bst[11][i]
-        K.score_all_into(bst[2][i], bst[3][i], bst[5][i], bst[7][i], ctl, nbr, tables, solo_bonus[0],
-                         solo_bonus[1], score, scratch)
+        K.score_all_into(bst[2][i], bst[3][i], bst[5][i], bst[7][i], ctl, nbr, tb.tables, tb.solo_min,
+                         tb.solo_points, score, scratch)
         total = score[0, K.CAT_TOTAL]
         rewards[i] = 0.0 if resetting[i] else total - totals[i]
         totals[i] = total

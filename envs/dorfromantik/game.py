@@ -43,6 +43,7 @@ from envs.dorfromantik.data import (
     load_data,
 )
 from envs.dorfromantik.layout import PLANES, VECTOR_SIZE, dorfromantik_layout
+from envs.dorfromantik.legal import tile_signatures
 from envs.dorfromantik.observation import observation_vector
 from envs.dorfromantik.render import render_image, render_text
 
@@ -91,6 +92,8 @@ class DorfromantikGame(Game):
         self._flag = np.ascontiguousarray(self.data.flag)
         self._markers = np.ascontiguousarray(self.data.markers)
         self._rules = self.data.rules
+        self.tb = K.DorfTables(self._rot_edges, self._task_type, self._flag, tile_signatures(self._rot_edges),
+                               self._markers, self._rules)
         self._mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
         self._out = np.zeros(K.SCORE_SIZE, np.int64)
         self._out2 = np.zeros(2, np.int64)

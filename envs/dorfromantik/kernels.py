@@ -17,19 +17,23 @@ clips a legal move. Arrays of one game (all plain numpy, see :func:`new_arrays`)
   task-tile order [48:73], marker values per type [73:98] (5 per type, shuffled per type)
 * ``meta`` int32 (META_SIZE,): counters, see the ``M_*`` constants.
 
-The kernels here take those arrays by name. The playouts that copy or play a whole game take them
-as one :class:`DorfBoard` record instead (``new_arrays()`` returns one, ``DorfState.board()`` gives
-a state's; compiled code builds one with ``DorfBoard(cells, ..., meta)``): a ``typing.NamedTuple``
+The kernels here take those arrays by name. The kernels that copy, play or value a whole position
+take them as one :class:`DorfBoard` record instead (``new_arrays()`` returns one, ``DorfState.board()``
+gives a state's; compiled code builds one with ``DorfBoard(cells, ..., meta)``): a ``typing.NamedTuple``
 that numba compiles like a tuple, so ``board.deck`` is resolved at compile time and costs nothing at
-run time. They are :func:`agents.search.placement_kernels.start_playout` and ``playout``,
-:func:`agents.learned.dorfromantik_kernels.play_linear`, ``playout_linear`` and ``label_playouts``,
-and :func:`agents.greedy.dorfromantik_kernels.play_greedy_board`: each is called from compiled code
-or from Python once per playout, game or batch of playouts (numba types a named-tuple argument
-outside its C fast path: a board and a work record cost about 3 us more per call from Python than
-14 spread arrays, which a playout of 0.1-5 ms does not show). The kernels Python calls once per
-step (``place``, ``advance``, ``legal_moves``, ``play_random``, the greedy and learned valuations)
-keep the arrays spread, and so does the greedy rollout ``play_greedy``, which builds the record and
-calls ``play_greedy_board`` (Python's rollouts late in a game are a few placements long).
+run time. They are the placement search's :func:`agents.search.placement_kernels.start_playout` and
+``playout``; the greedy valuation :func:`agents.greedy.dorfromantik_kernels.greedy_values`,
+``evaluate_placement``, ``greedy_placement`` and ``play_greedy_board``; the learned
+:func:`agents.learned.dorfromantik_kernels.candidate_features`, ``linear_placement``, ``play_linear``,
+``playout_linear`` and ``label_playouts``; the batched env's ``observe``
+(:mod:`envs.dorfromantik.vector_kernels`) and ``simulate``'s ``dorfromantik_game``. Python calls each
+of them at most once per decision, playout, game or batch of playouts, where numba's check of a
+record argument (it types a named tuple outside its C fast path, about 1.5 us more per call than
+spread arrays) is a few percent of a 5-80 us valuation and nothing beside a playout. The kernels
+Python calls for every placement or rollout (``place``, ``advance``, ``legal_moves``,
+``play_random``) keep the arrays spread, and so does the greedy rollout ``play_greedy``, which builds
+the record and calls ``play_greedy_board`` (Python's rollouts late in a game are a few placements
+long). :class:`DorfTables` groups the game's constant tables for the kernels that take most of them.
 
 Also here: the observation's board planes. The greedy agent's kernels are
 :mod:`agents.greedy.dorfromantik_kernels`.
@@ -117,6 +121,23 @@ class DorfBoard(NamedTuple):
     def copy(self) -> DorfBoard:
         """An independent copy of every array."""
         return DorfBoard(*(a.copy() for a in self))
+
+
+class DorfTables(NamedTuple):
+    """The constant tables of one game (``DorfromantikGame.tb``), the argument of the kernels that read
+    most of them (the batched env, ``simulate``'s compiled loop): ``rot_edges`` int8[tiles, 6, 6]
+    terrain of each edge per rotation and direction (0 meadow .. 5 river), ``task_type`` int8[tiles]
+    a task tile's terrain (0 for landscape tiles), ``flag`` int8[tiles] a flag's terrain (0 none),
+    ``tile_sig`` int64[tiles, 6] the rail/river edge classes of
+    :func:`envs.dorfromantik.legal.tile_signatures`, ``markers`` the (5, 5) marker values and
+    ``rules`` int32[3] the setup numbers of :func:`setup`."""
+
+    rot_edges: np.ndarray
+    task_type: np.ndarray
+    flag: np.ndarray
+    tile_sig: np.ndarray
+    markers: np.ndarray
+    rules: np.ndarray
 
 
 def new_arrays() -> DorfBoard:

@@ -21,11 +21,9 @@ from gymnasium.vector.utils import batch_space
 from envs.core.errors import ConfigError
 from envs.core.rng import derive_seed
 from envs.core.vector_env import BatchedGameVectorEnv, vector_env_options
-from envs.dorfromantik import kernels as K
 from envs.dorfromantik import vector_kernels as VK
 from envs.dorfromantik.env import bounded_observation_space
 from envs.dorfromantik.game import DorfromantikGame, DorfState
-from envs.dorfromantik.legal import tile_signatures
 
 
 class DorfromantikVectorEnv(BatchedGameVectorEnv):
@@ -50,31 +48,27 @@ class DorfromantikVectorEnv(BatchedGameVectorEnv):
         self.game: DorfromantikGame
         self.single_observation_space = bounded_observation_space(game)
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
-        self._bst = VK.new_batch(self.num_envs)
-        self._lmask = np.zeros((self.num_envs, K.MAX_FRONTIER, 6), np.bool_)
-        self._centre = np.zeros((self.num_envs, 2), np.int64)
-        self._totals = np.zeros(self.num_envs, np.int64)
-        self._score = np.zeros(K.SCORE_SIZE, np.int64)
-        self._tile_sig = tile_signatures(game._rot_edges)
+        self._batch = VK.new_batch(self.num_envs)
 
     def _chance_stream(self, game_seed: int) -> np.uint64:
         return derive_seed(game_seed, "dorfromantik/stacks")
 
     def _run(self, actions, resetting, streams, obs, mask, rewards, terms) -> int:
         g = self.game
-        return VK.step_batch(self._bst, self._lmask, self._centre, self._totals, actions, resetting, streams,
-                             g._markers, g._rules, g.players, g._rot_edges, g._task_type, g._flag,
-                             self._tile_sig, g.window_radius, self._score, obs, mask, rewards, terms)
+        return VK.step_batch(self._batch, g.tb, g.players, g.window_radius, actions, resetting, streams, obs,
+                             mask, rewards, terms)
 
     def sub_state(self, i: int) -> DorfState:
         """Sub-env ``i``'s game as a state (views: changes follow the env)."""
-        return DorfState(*(a[i] for a in self._bst), seed=int(self.game_seeds[i]))
+        b = self._batch
+        return DorfState(b.cells[i], b.frontier[i], b.placed[i], b.uf[i], b.tasks[i], b.deck[i], b.meta[i],
+                         b.stream[i], seed=int(self.game_seeds[i]))
 
     def _why_illegal(self, i: int, action: int) -> tuple[str, str | None]:
         return self.game.why_illegal(self.sub_state(i), action), self.game.describe_action(action)
 
     def _final_scores(self, ended: np.ndarray) -> np.ndarray:
-        return self._totals.astype(np.float64)
+        return self._batch.totals.astype(np.float64)
 
 
 def make_vector_env(config: dict | None = None, **options: Any) -> DorfromantikVectorEnv:

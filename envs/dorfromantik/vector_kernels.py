@@ -1,13 +1,10 @@
 """Numba kernels of the batched Dorfromantik env: N games checked, stepped, masked and observed in
 one call, through the same rule kernels as the single env.
 
-``bst`` holds the arrays of :class:`envs.dorfromantik.game.DorfState` with a leading sub-env axis:
-``cells`` int16[N, GRID_CELLS, 4], ``frontier`` int32[N, MAX_FRONTIER], ``placed`` int32[N, MAX_PLACED,
-3], ``uf`` int16[N, 3, MAX_NODES], ``tasks`` int16[N, 25, 4], ``deck`` int16[N, 98], ``meta``
-int32[N, META_SIZE], ``stream`` uint64[N, 1]. Per sub-env the env also keeps ``lmask`` bool[N,
-MAX_FRONTIER, 6] (the legal (frontier slot, rotation) pairs of the position last observed),
-``centre`` int64[N, 2] (its action window centre) and ``totals`` int64[N] (its score), so a step
-checks and decodes actions without recomputing them.
+A :class:`DorfBatch` holds the arrays of :class:`envs.dorfromantik.game.DorfState` with a leading
+sub-env axis and what the env keeps per sub-env to check and decode actions without recomputing them;
+:func:`step_batch` takes it and the game's :class:`envs.dorfromantik.kernels.DorfTables`, and hands
+each sub-env's position to the rule kernels as a :class:`envs.dorfromantik.kernels.DorfBoard`.
 
 The observation written here is :func:`envs.dorfromantik.observation.observation_vector`, value for
 value (tested); the mask comes from :func:`envs.dorfromantik.legal.fast_legal_moves`, equal to the
@@ -15,6 +12,8 @@ engine's ``legal_moves``.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -24,15 +23,46 @@ from envs.dorfromantik.layout import PLANES
 from envs.dorfromantik.legal import fast_legal_moves
 
 
-def new_batch(num_envs: int) -> tuple:
+class DorfBatch(NamedTuple):
+    """The batched env's arrays, sub-env axis first: the game arrays ``cells`` int16[N, GRID_CELLS, 4],
+    ``frontier`` int32[N, MAX_FRONTIER], ``placed`` int32[N, MAX_PLACED, 3], ``uf`` int16[N, 3,
+    MAX_NODES], ``tasks`` int16[N, 25, 4], ``deck`` int16[N, 98], ``meta`` int32[N, META_SIZE] and
+    ``stream`` uint64[N, 1] (a :class:`envs.dorfromantik.game.DorfState` each); ``lmask`` bool[N,
+    MAX_FRONTIER, 6] the legal (frontier slot, rotation) pairs of the position last observed,
+    ``centre`` int64[N, 2] its action window centre, ``totals`` int64[N] its score; ``score``
+    int64[SCORE_SIZE] scratch."""
+
+    cells: np.ndarray
+    frontier: np.ndarray
+    placed: np.ndarray
+    uf: np.ndarray
+    tasks: np.ndarray
+    deck: np.ndarray
+    meta: np.ndarray
+    stream: np.ndarray
+    lmask: np.ndarray
+    centre: np.ndarray
+    totals: np.ndarray
+    score: np.ndarray
+
+
+def new_batch(num_envs: int) -> DorfBatch:
     """Arrays of ``num_envs`` games (contents set by the first reset)."""
     n = num_envs
     cells = np.full((n, K.GRID_CELLS, 4), -1, np.int16)
     cells[:, :, 1:3] = 0
-    return (cells, np.zeros((n, K.MAX_FRONTIER), np.int32), np.zeros((n, K.MAX_PLACED, 3), np.int32),
-            np.zeros((n, 3, K.MAX_NODES), np.int16), np.zeros((n, K.NUM_TASK, 4), np.int16),
-            np.zeros((n, K.DECK_SIZE), np.int16), np.zeros((n, K.META_SIZE), np.int32),
-            np.zeros((n, 1), np.uint64))
+    return DorfBatch(cells, np.zeros((n, K.MAX_FRONTIER), np.int32), np.zeros((n, K.MAX_PLACED, 3), np.int32),
+                     np.zeros((n, 3, K.MAX_NODES), np.int16), np.zeros((n, K.NUM_TASK, 4), np.int16),
+                     np.zeros((n, K.DECK_SIZE), np.int16), np.zeros((n, K.META_SIZE), np.int32),
+                     np.zeros((n, 1), np.uint64), np.zeros((n, K.MAX_FRONTIER, 6), np.bool_),
+                     np.zeros((n, 2), np.int64), np.zeros(n, np.int64), np.zeros(K.SCORE_SIZE, np.int64))
+
+
+@njit(cache=True, inline="always")
+def _board(batch, i: int):
+    """Sub-env ``i``'s game arrays as a :class:`envs.dorfromantik.kernels.DorfBoard`."""
+    return K.DorfBoard(batch.cells[i], batch.frontier[i], batch.placed[i], batch.uf[i], batch.tasks[i],
+                       batch.deck[i], batch.meta[i])
 
 
 @njit(cache=True)
@@ -58,10 +88,13 @@ def window_centre(frontier, meta, lmask, radius: int) -> tuple:
 
 
 @njit(cache=True)
-def observe(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag, tile_sig,
-            radius: int, lmask, centre, score, obs, mask) -> int:
+def observe(board, tb, radius: int, lmask, centre, score, obs, mask) -> int:
     """Fill ``lmask`` and ``centre``, write the mask row (float32, 1.0 = legal) and the observation
-    row of the position; returns its total score (``score`` int64[SCORE_SIZE] is scratch)."""
+    row of the position ``board`` (a :class:`envs.dorfromantik.kernels.DorfBoard`; ``tb`` the
+    :class:`envs.dorfromantik.kernels.DorfTables`); returns its total score (``score``
+    int64[SCORE_SIZE] is scratch)."""
+    cells, frontier, placed, uf, tasks, _, meta = board
+    rot_edges, task_type, flag, tile_sig = tb.rot_edges, tb.task_type, tb.flag, tb.tile_sig
     side = 2 * radius + 1
     n_board = PLANES * side * side
     if meta[K.M_OVER] == 0 and meta[K.M_DRAWN] >= 0:
@@ -144,14 +177,17 @@ def is_legal(cells, meta, lmask, centre, action: int, radius: int) -> bool:
 
 
 @njit(cache=True)
-def step_batch(bst, lmask, centre, totals, actions, resetting, streams, markers, rules, players: int,
-               rot_edges, task_type, flag, tile_sig, radius: int, score, obs, mask, rewards, terms) -> int:
-    """Check ``actions[i]`` of every sub-env not ``resetting`` (on the first illegal one return its
-    index, having changed nothing); then start a new game from ``streams[i]`` where ``resetting[i]``
-    (reward 0), else place the drawn tile as ``actions[i]`` says and draw the next one (reward: the
-    score change). Write every sub-env's mask and observation and ``terms[i]`` = game over.
-    Returns -1."""
-    cells, frontier, placed, uf, tasks, deck, meta, stream = bst
+def step_batch(batch, tb, players: int, radius: int, actions, resetting, streams, obs, mask, rewards,
+               terms) -> int:
+    """Check ``actions[i]`` of every sub-env of ``batch`` (a :class:`DorfBatch`) not ``resetting`` (on
+    the first illegal one return its index, having changed nothing); then start a new game from
+    ``streams[i]`` where ``resetting[i]`` (reward 0), else place the drawn tile as ``actions[i]`` says
+    and draw the next one (reward: the score change). Write every sub-env's mask and observation and
+    ``terms[i]`` = game over. ``tb``: the :class:`envs.dorfromantik.kernels.DorfTables`. Returns -1."""
+    cells, frontier, placed, uf, tasks, deck, meta = batch.cells, batch.frontier, batch.placed, batch.uf, \
+        batch.tasks, batch.deck, batch.meta
+    stream, lmask, centre, totals = batch.stream, batch.lmask, batch.centre, batch.totals
+    rot_edges, task_type = tb.rot_edges, tb.task_type
     n = actions.shape[0]
     for i in range(n):
         if not resetting[i] and not is_legal(cells[i], meta[i], lmask[i], centre[i], actions[i], radius):
@@ -160,15 +196,14 @@ def step_batch(bst, lmask, centre, totals, actions, resetting, streams, markers,
         if resetting[i]:
             K.clear_game(cells[i], frontier[i], placed[i], meta[i])
             stream[i, 0] = streams[i]
-            K.setup(cells[i], frontier[i], placed[i], uf[i], tasks[i], deck[i], meta[i], markers, rules,
+            K.setup(cells[i], frontier[i], placed[i], uf[i], tasks[i], deck[i], meta[i], tb.markers, tb.rules,
                     players, stream[i])
         else:
             cell = action_cell(actions[i], centre[i], radius)
             K.place(cells[i], frontier[i], placed[i], uf[i], tasks[i], meta[i], rot_edges, task_type, cell,
                     actions[i] % 6)
         K.advance(cells[i], frontier[i], deck[i], meta[i], rot_edges, task_type)
-        total = observe(cells[i], frontier[i], placed[i], uf[i], tasks[i], meta[i], rot_edges, task_type,
-                        flag, tile_sig, radius, lmask[i], centre[i], score, obs[i], mask[i])
+        total = observe(_board(batch, i), tb, radius, lmask[i], centre[i], batch.score, obs[i], mask[i])
         rewards[i] = 0.0 if resetting[i] else float(total - totals[i])
         totals[i] = total
         terms[i] = meta[i, K.M_OVER] != 0

@@ -192,9 +192,7 @@ def _cascadia_market_valuation(games: int) -> dict[str, float]:
         rng = np.random.default_rng(seed)
         while not game.is_over(s):
             if int(s.ctl[CK.C_PHASE]) == CK.PHASE_MARKET:
-                positions.append((int(s.ctl[CK.C_CUR]), s.tiles.copy(), s.edges.copy(), s.tokens.copy(),
-                                  s.cells.copy(), s.flist.copy(), s.pinfo.copy(), s.market.copy(),
-                                  game.nbr, game.kind_edges, game.kind_info, game.tables,
+                positions.append((int(s.ctl[CK.C_CUR]), s.board_args().copy(), game.tb,
                                   int(s.ctl[CK.C_SUPPLY]), weights))
             game.step(s, agent.act(s, game.legal_mask(s), rng))
     per: dict[str, float] = {}
@@ -202,7 +200,7 @@ def _cascadia_market_valuation(games: int) -> dict[str, float]:
         kernel(*positions[0])  # warm-up
         _, cpu = _timed(lambda kernel=kernel: [kernel(*args) for args in positions])
         per[label] = cpu / len(positions) * 1e6
-    with_nature = sum(args[6][args[0], CK.P_NATURE] > 0 for args in positions) / len(positions)
+    with_nature = sum(args[1].pinfo[args[0], CK.P_NATURE] > 0 for args in positions) / len(positions)
     return {"cascadia4p_greedy_market_us_per_decision_reference_cpu": round(per["reference"], 2),
             "cascadia4p_greedy_market_us_per_decision_cpu": round(per["shared"], 2),
             "cascadia4p_greedy_market_speedup": round(per["reference"] / per["shared"], 2),

@@ -38,7 +38,7 @@ from numba import njit
 
 from envs.cascadia import kernels as K
 from envs.cascadia import reference as R
-from envs.cascadia.data import CELL_COORDS, NEIGHBORS, NUM_TILES, STARTER_CELLS
+from envs.cascadia.data import CELL_COORDS, NUM_TILES, STARTER_CELLS
 from envs.cascadia.env import CascadiaEnv
 from envs.cascadia.game import CascadiaGame
 
@@ -94,8 +94,7 @@ def run_bench(quick: bool = False) -> dict:
     d = game.data
     games = 200 if quick else 10000  # batches of about 0.3 s: short ones swing with the machine's load
     totals = np.zeros((games, 4), dtype=np.int32)
-    args = (NEIGHBORS, d.kind_edges, d.kind_info, d.score_tables, STARTER_CELLS, NUM_TILES, d.tiles_used(4),
-            d.wildlife_per_animal, d.nature_tokens, d.solo_bonus_min, d.solo_bonus_points)
+    args = (game.tb, STARTER_CELLS, NUM_TILES, d.tiles_used(4), d.wildlife_per_animal, d.nature_tokens)
     K.random_games(1, 4, 0, *args, totals)  # compile / load the cache outside the timing
     decisions = K.random_games(games, 4, 1, *args, totals)
     compiled_ms = _best_batch(lambda: K.random_games(games, 4, 1, *args, totals)) / games * 1e3

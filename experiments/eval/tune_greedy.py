@@ -45,6 +45,7 @@ from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 from envs.core.rng import new_stream
 from envs.dorfromantik import kernels as DK
+from experiments.common.output_dir import prepare_out_dir
 from experiments.common.writes import AppendFile, write_atomic
 from experiments.eval.ladder import parse_seed_range
 
@@ -110,8 +111,7 @@ def _cascadia(players: int, metric: str) -> GreedyModel:
         means = np.zeros(games)
         for i in range(games):
             args = game.new_game(first + i).board_args()
-            cascadia_greedy.play_greedy(args, game.nbr, game.kind_edges, game.kind_info, game.tables,
-                                        weights, 0.0, np.zeros(1, np.uint64))
+            cascadia_greedy.play_greedy(args, game.tb, weights, 0.0, np.zeros(1, np.uint64))
             CK.score_all(args.edges, args.tokens, args.cells, args.pinfo, args.ctl, game.nbr, game.tables,
                          d.solo_bonus_min, d.solo_bonus_points, out)
             means[i] = out[:, column].mean()
@@ -288,8 +288,7 @@ def tune_greedy(game_name: str, players: int | None, seeds: str, check_seeds: st
         raise ConfigError(f"--check-seeds {check_seeds} overlap the tuning seeds {seeds}")
     fs = parse_factors(factors)
     start = np.array(model.presets(preset), dtype=np.float64)
-    folder = Path(out)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = prepare_out_dir(out)
     per_round = sum(len(steps(name in model.integers, fs)) for name in model.names)
     bar = tqdm(total=per_round * rounds, desc=f"{game_name} tune-greedy", unit="move", disable=no_progress)
     trials = TrialsFile(folder / "trials.csv")

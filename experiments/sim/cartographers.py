@@ -10,7 +10,7 @@ then builds the rows ``game.scores`` and ``game.winners`` give (tested equal).
 from __future__ import annotations
 
 import zlib
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 from numba import njit
@@ -22,6 +22,18 @@ from envs.core.pcg import derive_seed_crc, integers, seat_crcs, seed_pcg
 from envs.core.rng import kth_true
 from experiments.sim.choices import greedy_choice
 from experiments.sim.rows import chunk_columns, win_shares
+
+
+class ChunkRows(NamedTuple):
+    """What :func:`cartographers_chunk` keeps of game g, in this order: ``records`` int64[G, P, 4, 5]
+    (the season records), ``coins`` int64[G, P], ``edicts`` int64[G, 4], ``seasons`` int64[G] (the
+    season the game ended in) and ``decisions`` int64[G, P] (decisions per seat)."""
+
+    records: np.ndarray
+    coins: np.ndarray
+    edicts: np.ndarray
+    seasons: np.ndarray
+    decisions: np.ndarray
 
 
 @njit(cache=True)
@@ -46,11 +58,10 @@ def cartographers_game(st, tb, policy: np.ndarray, weights: np.ndarray, pcg: np.
 @njit(cache=True)
 def cartographers_chunk(seeds: np.ndarray, chance_crc: int, st, tb, forced: np.ndarray, random_order: bool,
                         settings: np.ndarray, seat_crcs: np.ndarray, policy: np.ndarray, weights: np.ndarray,
-                        records: np.ndarray, coins: np.ndarray, edicts: np.ndarray, seasons: np.ndarray,
-                        decisions: np.ndarray) -> None:
+                        out: ChunkRows) -> None:
     """Per seed: fresh arrays (``settings``: players, coin cap, ambushes, as ``new_game`` puts them
-    in ``meta``), deal, play, then ``records[g]``, ``coins[g]``, ``edicts[g]``, ``seasons[g]`` and
-    ``decisions[g, seat]``."""
+    in ``meta``), deal, play, then row g of ``out`` (:class:`ChunkRows`)."""
+    records, coins, edicts, seasons, decisions = out
     grid, coin, mtn_done, deck, amb, edict, meta, rng, record = st
     players = policy.shape[0]
     pcg = np.zeros((players, 6), np.uint64)
@@ -96,7 +107,7 @@ def cartographers_columns(game: Any, agents: list[str], seeds: list[int], index:
     decisions = np.zeros((games, players), np.int64)
     cartographers_chunk(np.asarray(seeds, np.int64), zlib.crc32(b"cartographers/chance"), state.arrays(),
                         game.tb, game.forced, game.edict_order == "random", settings, seat_crcs(players),
-                        policy, weights, records, coins, edicts, seasons, decisions)
+                        policy, weights, ChunkRows(records, coins, edicts, seasons, decisions))
     categories: dict[str, np.ndarray] = {}
     for s, keys in enumerate(game._category_keys):
         rec = records[:, :, s, :]

@@ -17,7 +17,7 @@ import numpy as np
 from numba import njit
 
 from agents.base import agent_label
-from agents.greedy.cascadia import greedy_action as cascadia_greedy_action
+from agents.greedy.cascadia import greedy_on_board
 from envs.cascadia import kernels as SK
 from envs.cascadia.data import HABITATS, NUM_TILES, STARTER_CELLS, WILDLIFE
 from envs.core.pcg import derive_seed_crc, integers, seat_crcs, seed_pcg
@@ -25,54 +25,56 @@ from experiments.sim.rows import chunk_columns, win_shares
 
 
 @njit(cache=True)
-def cascadia_game(board, nbr, kind_edges, kind_info, tables, policy: np.ndarray, weights: np.ndarray,
-                  pcg: np.ndarray, buf: np.ndarray, decisions: np.ndarray) -> None:
-    """Play the Cascadia game on ``board`` (a :class:`envs.cascadia.kernels.CascadiaBoard`) to the end;
-    seat ``i`` random (``policy[i]`` 0: the ascending legal list) or greedy with ``weights[i]`` (1: the
-    planner's action, the first legal one should it ever be illegal, as
-    :class:`agents.greedy.cascadia.CascadiaGreedyAgent` does)."""
+def cascadia_game(board, tb, policy: np.ndarray, weights: np.ndarray, pcg: np.ndarray, buf: np.ndarray,
+                  decisions: np.ndarray) -> None:
+    """Play the Cascadia game on ``board`` (a :class:`envs.cascadia.kernels.CascadiaBoard`; ``tb`` its
+    game's :class:`envs.cascadia.kernels.CascadiaTables`) to the end; seat ``i`` random (``policy[i]``
+    0: the ascending legal list) or greedy with ``weights[i]`` (1: the planner's action, the first
+    legal one should it ever be illegal, as :class:`agents.greedy.cascadia.CascadiaGreedyAgent` does)."""
     tiles, tokens, cells, flist, pinfo = board.tiles, board.tokens, board.cells, board.flist, board.pinfo
     market, bag, ctl = board.market, board.bag, board.ctl
+    kind_info = tb.kind_info
     while ctl[SK.C_PHASE] != SK.PHASE_OVER:
         seat = ctl[SK.C_CUR]
         n = SK.legal_actions(tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, buf)
         if policy[seat] == 0:
             action = buf[integers(pcg[seat], n)]
         else:
-            action = cascadia_greedy_action(tiles, tokens, board.edges, cells, flist, pinfo, market, ctl, nbr,
-                                            kind_edges, kind_info, tables, weights[seat])
+            action = greedy_on_board(board, tb, weights[seat])
             legal = False
             for i in range(n):
                 legal = legal or buf[i] == action
             if not legal:
                 action = buf[0]
         decisions[seat] += 1
-        SK.apply_on_board(action, board, nbr, kind_edges, kind_info)
+        SK.apply_on_board(action, board, tb.nbr, tb.kind_edges, kind_info)
 
 
 @njit(cache=True)
-def cascadia_chunk(seeds: np.ndarray, chance_crc: int, seat_crcs: np.ndarray, starters, board, nbr,
-                   kind_edges, kind_info, tables, starter_cells: np.ndarray, setup: np.ndarray, solo_min: int,
-                   solo_points: int, policy: np.ndarray, weights: np.ndarray, buf: np.ndarray,
+def cascadia_chunk(seeds: np.ndarray, chance_crc: int, seat_crcs: np.ndarray, starters, board, tb,
+                   starter_cells: np.ndarray, setup: np.ndarray, policy: np.ndarray, weights: np.ndarray,
                    table: np.ndarray, decisions: np.ndarray) -> None:
     """Per seed: deal as ``game.new_game`` (``setup``: tiles, tiles used, wildlife per animal, nature
     tokens, tie mode), play (:func:`cascadia_game`), score into ``table[g]``
     (players x ``SK.NUM_CAT``, as ``game.score_table``); ``decisions[g, seat]``. ``board`` is a
-    :class:`envs.cascadia.kernels.CascadiaBoard` reused for every game."""
+    :class:`envs.cascadia.kernels.CascadiaBoard` reused for every game, ``tb`` the game's
+    :class:`envs.cascadia.kernels.CascadiaTables`."""
     players = policy.shape[0]
     pcg = np.zeros((players, 6), np.uint64)
+    nbr = tb.nbr
     scratch = SK.score_scratch(nbr.shape[0])
+    buf = np.empty(SK.MAX_LEGAL, np.int32)
     for g in range(seeds.shape[0]):
         board.rng[0] = derive_seed_crc(seeds[g], chance_crc)
         SK.clear_areas(board.tiles, board.rots, board.edges, board.tokens, board.front, board.cells,
                        board.flist)
-        SK.deal_game(players, starters, board, nbr, kind_edges, starter_cells, setup[0], setup[1], setup[2],
-                     setup[3], setup[4])
+        SK.deal_game(players, starters, board, nbr, tb.kind_edges, starter_cells, setup[0], setup[1],
+                     setup[2], setup[3], setup[4])
         for i in range(players):
             seed_pcg(seeds[g], seat_crcs[i], pcg[i])
-        cascadia_game(board, nbr, kind_edges, kind_info, tables, policy, weights, pcg, buf, decisions[g])
-        SK.score_all_into(board.edges, board.tokens, board.cells, board.pinfo, board.ctl, nbr, tables,
-                          solo_min, solo_points, table[g], scratch)
+        cascadia_game(board, tb, policy, weights, pcg, buf, decisions[g])
+        SK.score_all_into(board.edges, board.tokens, board.cells, board.pinfo, board.ctl, nbr, tb.tables,
+                          tb.solo_min, tb.solo_points, table[g], scratch)
 
 
 def cascadia_columns(game: Any, agents: list[str], seeds: list[int], index: int,
@@ -86,9 +88,8 @@ def cascadia_columns(game: Any, agents: list[str], seeds: list[int], index: int,
     decisions = np.zeros((games, players), np.int64)
     state = game.new_state_arrays()
     cascadia_chunk(np.asarray(seeds, np.int64), zlib.crc32(b"chance"), seat_crcs(players),
-                   state.starters, state.board_args(), game.nbr, game.kind_edges,
-                   game.kind_info, game.tables, STARTER_CELLS, setup, data.solo_bonus_min,
-                   data.solo_bonus_points, policy, weights, np.empty_like(game._legal_buf), table, decisions)
+                   state.starters, state.board_args(), game.tb, STARTER_CELLS, setup, policy, weights, table,
+                   decisions)
     categories = {w: table[:, :, SK.CAT_WILDLIFE + i] for i, w in enumerate(WILDLIFE)}
     categories.update({f"corridor_{h}": table[:, :, SK.CAT_CORRIDOR + i] for i, h in enumerate(HABITATS)})
     categories.update({f"bonus_{h}": table[:, :, SK.CAT_BONUS + i] for i, h in enumerate(HABITATS)})

@@ -24,7 +24,7 @@ from agents.greedy import dorfromantik_kernels as GK
 from envs.core.pcg import derive_seed_crc, integers, seat_crcs, seed_pcg
 from envs.dorfromantik import kernels as DK
 from envs.dorfromantik.data import TASK_TYPES
-from envs.dorfromantik.legal import fast_legal_moves, tile_signatures
+from envs.dorfromantik.legal import fast_legal_moves
 from experiments.sim.choices import greedy_choice
 from experiments.sim.rows import chunk_columns, shared_wins
 
@@ -113,12 +113,14 @@ def random_code(frontier, meta, lmask, cq: int, cr: int, radius: int, pcg_row: n
 
 
 @njit(cache=True)
-def dorfromantik_game(cells, frontier, placed, uf, tasks, deck, meta, rot_edges, task_type, flag,
-                      tile_sig, policy: np.ndarray, weights: np.ndarray, radius: int, pcg: np.ndarray,
+def dorfromantik_game(board, tb, policy: np.ndarray, weights: np.ndarray, radius: int, pcg: np.ndarray,
                       lmask: np.ndarray, gvalues: np.ndarray, codes: np.ndarray, values: np.ndarray,
                       decisions: np.ndarray) -> None:
-    """Play the game to its end; seat ``i`` random (``policy[i]`` 0) or greedy with ``weights[i]``
-    (``tile_sig``: :func:`envs.dorfromantik.legal.tile_signatures` of ``rot_edges``)."""
+    """Play the game on ``board`` (a :class:`envs.dorfromantik.kernels.DorfBoard`; ``tb`` the game's
+    :class:`envs.dorfromantik.kernels.DorfTables`) to its end; seat ``i`` random (``policy[i]`` 0) or
+    greedy with ``weights[i]``. ``lmask``, ``gvalues``, ``codes``, ``values``: scratch."""
+    cells, frontier, placed, uf, tasks, deck, meta = board
+    rot_edges, task_type, flag = tb.rot_edges, tb.task_type, tb.flag
     side = 2 * radius + 1
     players = meta[DK.M_PLAYERS]
     slot_count = np.zeros(DK.MAX_FRONTIER, np.int64)
@@ -126,10 +128,9 @@ def dorfromantik_game(cells, frontier, placed, uf, tasks, deck, meta, rot_edges,
     while meta[DK.M_OVER] == 0:
         seat = meta[DK.M_TURN] % players
         if policy[seat] == 0:
-            count = fast_legal_moves(cells, frontier, uf, meta, rot_edges, task_type, tile_sig, lmask)
+            count = fast_legal_moves(cells, frontier, uf, meta, rot_edges, task_type, tb.tile_sig, lmask)
         else:  # the values of the legal moves, lmask filled by the same legal_moves
-            count = GK.greedy_values(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, flag,
-                                     weights[seat], lmask, gvalues)
+            count = GK.greedy_values(board, rot_edges, task_type, flag, weights[seat], lmask, gvalues)
         cq, cr = window_centre(frontier, meta, lmask, count, radius)
         n = 0
         if policy[seat] == 0:
@@ -154,13 +155,16 @@ def dorfromantik_game(cells, frontier, placed, uf, tasks, deck, meta, rot_edges,
 
 
 @njit(cache=True)
-def dorfromantik_chunk(seeds: np.ndarray, stacks_crc: int, seat_crcs: np.ndarray, markers, rules, rot_edges,
-                       task_type, flag, tile_sig, policy: np.ndarray, weights: np.ndarray, radius: int,
-                       scores: np.ndarray, facts: np.ndarray, decisions: np.ndarray) -> None:
+def dorfromantik_chunk(seeds: np.ndarray, stacks_crc: int, seat_crcs: np.ndarray, tb, policy: np.ndarray,
+                       weights: np.ndarray, radius: int, scores: np.ndarray, facts: np.ndarray,
+                       decisions: np.ndarray) -> None:
     """Play one game per seed as ``game.new_game(seed)`` and the seats' agents would, on one set of
-    arrays cleared between games: ``scores[g]`` gets the engine's score breakdown, ``facts[g]`` the
-    completed, failed and open tasks and the tiles placed, ``decisions[g, seat]`` the decisions."""
-    cells, frontier, placed, uf, tasks, deck, meta = _fresh_arrays()
+    arrays cleared between games (``tb``: the game's :class:`envs.dorfromantik.kernels.DorfTables`):
+    ``scores[g]`` gets the engine's score breakdown, ``facts[g]`` the completed, failed and open tasks
+    and the tiles placed, ``decisions[g, seat]`` the decisions."""
+    board = _fresh_arrays()
+    cells, frontier, placed, uf, tasks, deck, meta = board
+    rot_edges, task_type, flag = tb.rot_edges, tb.task_type, tb.flag
     players = policy.shape[0]
     stream = np.zeros(1, np.uint64)
     pcg = np.zeros((players, 6), np.uint64)
@@ -175,12 +179,12 @@ def dorfromantik_chunk(seeds: np.ndarray, stacks_crc: int, seat_crcs: np.ndarray
         uf[:] = 0
         tasks[:] = 0
         stream[0] = derive_seed_crc(seeds[g], stacks_crc)
-        DK.setup(cells, frontier, placed, uf, tasks, deck, meta, markers, rules, players, stream)
+        DK.setup(cells, frontier, placed, uf, tasks, deck, meta, tb.markers, tb.rules, players, stream)
         DK.advance(cells, frontier, deck, meta, rot_edges, task_type)
         for i in range(players):
             seed_pcg(seeds[g], seat_crcs[i], pcg[i])
-        dorfromantik_game(cells, frontier, placed, uf, tasks, deck, meta, rot_edges, task_type, flag,
-                          tile_sig, policy, weights, radius, pcg, lmask, gvalues, codes, values, decisions[g])
+        dorfromantik_game(board, tb, policy, weights, radius, pcg, lmask, gvalues, codes, values,
+                          decisions[g])
         DK.score_breakdown(cells, placed, uf, meta, flag, scores[g])
         facts[g, 0] = meta[DK.M_DONE]
         facts[g, 1] = meta[DK.M_FAILED]
@@ -189,13 +193,14 @@ def dorfromantik_chunk(seeds: np.ndarray, stacks_crc: int, seat_crcs: np.ndarray
 
 
 @njit(cache=True)
-def _fresh_arrays() -> tuple:
-    """The arrays of one empty game, as ``DK.new_arrays`` makes them."""
+def _fresh_arrays():
+    """The arrays of one empty game as a :class:`envs.dorfromantik.kernels.DorfBoard`, as
+    ``DK.new_arrays`` makes them."""
     cells = np.full((DK.GRID_CELLS, 4), -1, np.int16)
     cells[:, 1:3] = 0
-    return (cells, np.zeros(DK.MAX_FRONTIER, np.int32), np.zeros((DK.MAX_PLACED, 3), np.int32),
-            np.zeros((3, DK.MAX_NODES), np.int16), np.zeros((DK.NUM_TASK, 4), np.int16),
-            np.zeros(DK.DECK_SIZE, np.int16), np.zeros(DK.META_SIZE, np.int32))
+    return DK.DorfBoard(cells, np.zeros(DK.MAX_FRONTIER, np.int32), np.zeros((DK.MAX_PLACED, 3), np.int32),
+                        np.zeros((3, DK.MAX_NODES), np.int16), np.zeros((DK.NUM_TASK, 4), np.int16),
+                        np.zeros(DK.DECK_SIZE, np.int16), np.zeros(DK.META_SIZE, np.int32))
 
 
 def dorfromantik_columns(game: Any, agents: list[str], seeds: list[int], index: int,
@@ -206,9 +211,7 @@ def dorfromantik_columns(game: Any, agents: list[str], seeds: list[int], index: 
     facts = np.zeros((games, 4), np.int64)
     decisions = np.zeros((games, players), np.int64)
     dorfromantik_chunk(np.asarray(seeds, np.int64), zlib.crc32(b"dorfromantik/stacks"), seat_crcs(players),
-                       game._markers, game._rules, game._rot_edges, game._task_type, game._flag,
-                       tile_signatures(game._rot_edges), policy, weights, game.window_radius, scores, facts,
-                       decisions)
+                       game.tb, policy, weights, game.window_radius, scores, facts, decisions)
     total = scores[:, DK.S_TOTAL]
     categories = {"tasks": scores[:, DK.S_TASKS:DK.S_TASKS + 5].sum(axis=1),
                   "flags": scores[:, DK.S_FLAGS:DK.S_FLAGS + 3].sum(axis=1),

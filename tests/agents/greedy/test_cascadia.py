@@ -182,8 +182,7 @@ def test_shared_work_market_values_equal_one_plan_per_option_bit_for_bit():
             nature = s.pinfo[p, K.P_NATURE]
             for tokens_held, supply in ((nature, int(s.ctl[K.C_SUPPLY])), (int(rng.integers(1, 4)), 0)):
                 s.pinfo[p, K.P_NATURE] = tokens_held
-                args = (p, s.tiles, s.edges, s.tokens, s.cells, s.flist, s.pinfo, s.market, game.nbr,
-                        game.kind_edges, game.kind_info, game.tables, supply, weights)
+                args = (p, s.board_args(), game.tb, supply, weights)
                 shared, reference = market_values(*args), market_values_reference(*args)
                 np.testing.assert_array_equal(shared, reference)
                 checked += 1
@@ -206,8 +205,7 @@ def play_greedy_step_by_step(game, state, weights, epsilon, agent_rng) -> int:
             action = K.random_action(s.tiles, s.tokens, s.cells, s.flist, s.pinfo, s.market, s.bag, s.ctl,
                                      game.kind_info, agent_rng, out)
         else:
-            action = greedy_action(s.tiles, s.tokens, s.edges, s.cells, s.flist, s.pinfo, s.market, s.ctl,
-                                   game.nbr, game.kind_edges, game.kind_info, game.tables, weights)
+            action = greedy_action(*s.board_args(), game.tb, weights)
         K.apply_action(action, *s.board_args(), game.nbr, game.kind_edges, game.kind_info)
         steps += 1
     return steps
@@ -239,8 +237,8 @@ def test_compiled_greedy_playout_reuses_the_market_plan_and_plays_exactly_the_gr
                 weights = weights.copy()
                 weights[W_NAMES.index("nature_cost")] = -1.0
                 weights[W_NAMES.index("nature_gain")] = 5.0
-            steps = play_greedy(fast.board_args(), game.nbr, game.kind_edges, game.kind_info, game.tables,
-                                weights, epsilon, np.array([seed], dtype=np.uint64))
+            steps = play_greedy(fast.board_args(), game.tb, weights, epsilon,
+                                np.array([seed], dtype=np.uint64))
             assert steps == play_greedy_step_by_step(game, slow, weights, epsilon,
                                                      np.array([seed], dtype=np.uint64))
             for a, b in zip(fast.board_args(), slow.board_args(), strict=True):
@@ -325,9 +323,7 @@ def test_endgame_weights_value_a_seats_last_turn_by_its_exact_base_score_change(
                 continue
             p = int(s.ctl[K.C_CUR])
             planned = np.empty((4, 4), dtype=np.int64)
-            values = market_plans(p, s.tiles, s.edges, s.tokens, s.cells, s.flist, s.pinfo, s.market,
-                                  game.nbr, game.kind_edges, game.kind_info, game.tables,
-                                  int(s.ctl[K.C_SUPPLY]), weights, planned)
+            values = market_plans(p, s.board_args(), game.tb, int(s.ctl[K.C_SUPPLY]), weights, planned)
             before = base_scores(game, s)[p]
             for i in range(4):
                 for j in range(4):

@@ -272,11 +272,10 @@ def test_compiled_linear_policy_plays_the_feature_rows_best(game, positions):
     for index, state in enumerate(positions):
         theta = trained if index % 2 else rng.normal(size=trained.shape)
         s = state.copy()
-        k = LK.linear_placement(s.cells, s.frontier, s.placed, s.uf, s.tasks, s.meta, game._rot_edges,
-                                game._task_type, game._flag, theta, mask, values)
+        k = LK.linear_placement(s.board(), game._rot_edges, game._task_type, game._flag, theta, mask, values)
         np.testing.assert_array_equal(s.cells, state.cells)  # the position comes back as it was
-        n = LK.candidate_features(s.cells, s.frontier, s.placed, s.uf, s.tasks, s.meta, game._rot_edges,
-                                  game._task_type, game._flag, mask, slots, rots, feats)
+        n = LK.candidate_features(s.board(), game._rot_edges, game._task_type, game._flag, mask, slots, rots,
+                                  feats)
         expected = feats[:n].astype(np.float64) @ theta[L.phase(game, state)]
         got = values[slots[:n], rots[:n]]
         np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-4)

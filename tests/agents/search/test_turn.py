@@ -187,8 +187,7 @@ def _playout_totals(game, state, turn, future, weights, column=K.CAT_TOTAL):
     M.determinize_into(src, det, np.array([future], np.uint64))
     M.copy_state(det, work)
     M.apply_turn(work, turn, game.nbr, game.kind_edges, game.kind_info)
-    play_greedy(work, game.nbr, game.kind_edges, game.kind_info, game.tables, weights, 0.0,
-                np.zeros(1, np.uint64))
+    play_greedy(work, game.tb, weights, 0.0, np.zeros(1, np.uint64))
     out = np.zeros((game.num_players(), K.NUM_CAT), np.int32)
     K.score_all(work[2], work[3], work[5], work[7], work[11], game.nbr, game.tables, game.data.solo_bonus_min,
                 game.data.solo_bonus_points, out)
@@ -324,9 +323,7 @@ def test_a_redraw_playout_draws_from_the_determinized_bag_then_plays_the_turn():
         redrawn.append(tuple(work[8][1]))
     assert len(set(redrawn)) > 1  # each future draws its own tokens
     sums = np.zeros((1, 4))
-    d = game.data
-    M.paired_playouts(src, det, work, redraw, 1, 1, np.array([5], np.uint64), game.nbr, game.kind_edges,
-                      game.kind_info, game.tables, WEIGHTS, d.solo_bonus_min, d.solo_bonus_points, sums)
+    M.paired_playouts(src, det, work, redraw, 1, 1, np.array([5], np.uint64), game.tb, WEIGHTS, sums)
     assert np.array_equal(sums[0], _playout_totals(game, state, redraw[0], 5, WEIGHTS))
 
 

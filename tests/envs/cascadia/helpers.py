@@ -30,8 +30,7 @@ def put(game: CascadiaGame, s: CascadiaState, p: int, q: int, r: int, kind: int 
         token: str | int | None = None) -> int:
     """Place tile ``kind`` at (q, r) of seat p (and optionally a token, letters beshf); return the cell."""
     c = cell_of(q, r)
-    K.place_tile(p, c, kind, rot, s.tiles, s.rots, s.edges, s.front, s.cells, s.flist, s.pinfo, NEIGHBORS,
-                 game.kind_edges)
+    K.place_tile(p, c, kind, rot, s.board_args(), NEIGHBORS, game.kind_edges)
     if token is not None:
         s.tokens[p, c] = ANIMAL[token] if isinstance(token, str) else token
     return c

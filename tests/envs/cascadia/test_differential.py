@@ -174,9 +174,8 @@ def _compiled_random_totals(players: int, games: int, seed: int) -> np.ndarray:
     g = CascadiaGame(players=players)
     d = g.data
     totals = np.zeros((games, players), dtype=np.int32)
-    K.random_games(games, players, seed, g.nbr, d.kind_edges, d.kind_info, d.score_tables,
-                   STARTER_CELLS, NUM_TILES, d.tiles_used(players),
-                   d.wildlife_per_animal, d.nature_tokens, d.solo_bonus_min, d.solo_bonus_points, totals)
+    K.random_games(games, players, seed, g.tb, STARTER_CELLS, NUM_TILES, d.tiles_used(players),
+                   d.wildlife_per_animal, d.nature_tokens, totals)
     return totals
 
 

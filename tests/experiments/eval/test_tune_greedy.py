@@ -101,6 +101,15 @@ def test_bad_input_names_the_problem(tmp_path, capsys, args, message):
     assert message in capsys.readouterr().err
 
 
+def test_an_out_folder_under_a_file_is_one_line(tmp_path, capsys):
+    taken = tmp_path / "results.txt"
+    taken.write_text("kept\n")
+    out = taken / "tuned"
+    assert run(["tune-greedy", "dorfromantik", "--seeds", "0-1", "--no-progress", "--out", str(out)]) == 2
+    assert f"--out {out} is under {taken}, which is a file, not a folder" in capsys.readouterr().err
+    assert taken.read_text() == "kept\n"
+
+
 def test_parse_factors():
     assert parse_factors("0, 0.5,2") == (0.0, 0.5, 2.0)
     with pytest.raises(ConfigError, match="comma-separated"):
