@@ -57,6 +57,12 @@ def write_atomic(path: str | Path, data: str | bytes) -> Path:
     return path
 
 
+def copy_atomic(source: str | Path, path: str | Path) -> Path:
+    """Copy the file ``source`` to ``path`` as :func:`write_atomic` writes (a reader of ``path``
+    never sees half a file; a full disk raises DiskFullError and leaves the old copy)."""
+    return write_atomic(path, Path(source).read_bytes())
+
+
 class AppendFile:
     """A file written as whole appends (rows of games as they end); each append lands entirely or,
     on a full disk, not at all (the file is cut back to the append's start: DiskFullError)."""

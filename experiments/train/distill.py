@@ -37,7 +37,7 @@ from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 from envs.core.textfile import parse_json, read_text
 from experiments.common.ray_setup import init_ray
-from experiments.common.writes import write_atomic
+from experiments.common.writes import copy_atomic, write_atomic
 from experiments.eval.stats import paired_comparison
 from experiments.eval.suites import load_suite
 
@@ -208,8 +208,8 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
             state["evaluations"].append(entry)
             if state["best"] is None or entry["diff"] > state["best"]["diff"]:
                 state["best"] = entry
-                shutil.copyfile(run_dir / "checkpoints" / f"iter_{iteration:03d}" / MODEL_FILE,
-                                run_dir / MODEL_FILE)
+                best = run_dir / "checkpoints" / f"iter_{iteration:03d}" / MODEL_FILE
+                copy_atomic(best, run_dir / MODEL_FILE)
             for key in ("learned", "greedy", "diff", "held_out_gain"):
                 writer.add_scalar(f"distill/{key}", entry[key], iteration)
             writer.flush()

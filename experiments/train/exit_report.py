@@ -32,6 +32,7 @@ import pandas as pd
 from envs.core.errors import ConfigError
 from experiments.common.output_dir import prepare_out_dir
 from experiments.common.ray_options import workers_option
+from experiments.common.writes import write_atomic
 from experiments.eval.ladder import (
     build_ladder_spec,
     combine_parts,
@@ -173,7 +174,7 @@ def write_history(run: Path, state: dict[str, Any], out: Path) -> tuple[pd.DataF
     table = history_table(state)
     text = history_markdown(table, run, state)
     out.mkdir(parents=True, exist_ok=True)
-    (out / "generations.md").write_text(text, encoding="utf-8")
+    write_atomic(out / "generations.md", text)
     table.to_csv(out / "generations.csv", index=False)
     game, players = state["config"]["game"], state["config"]["game_options"].get("players", 1)
     title = f"{game} ({players}p), expert-iteration gating per generation: {run.resolve().name}"

@@ -69,7 +69,7 @@ from tqdm import tqdm
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 from experiments.common.ray_setup import init_ray
-from experiments.common.writes import write_atomic
+from experiments.common.writes import copy_atomic, write_atomic
 from experiments.train.checkpoints import is_hidden, recover, state_is_complete, write_folder
 from experiments.train.console import console
 from experiments.train.evaluation import TrainingEvaluator
@@ -169,8 +169,7 @@ def save_checkpoint(out: Path, net, config: dict[str, Any], state: dict[str, Any
     path = write_folder(out / "checkpoints" / name, write)
     for target in (out / "policy.pt", out / "best" / "policy.pt"):
         target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(path / "policy.pt", target.with_name("policy.pt.tmp"))
-        target.with_name("policy.pt.tmp").replace(target)
+        copy_atomic(path / "policy.pt", target)
     generations = [p for p in checkpoint_dirs(out) if p.name != INIT_DIR]
     for old in generations[:-keep]:
         shutil.rmtree(old, ignore_errors=True)

@@ -40,7 +40,7 @@ from envs.core.errors import ConfigError
 from envs.core.textfile import parse_yaml, read_text
 from envs.dorfromantik import env as dorfromantik_env
 from experiments.common.ray_setup import init_ray
-from experiments.common.writes import write_atomic
+from experiments.common.writes import copy_atomic, write_atomic
 from experiments.train.candidates import (
     candidate_env_config,
     initial_theta,
@@ -237,8 +237,7 @@ def save_checkpoint(algo, out: Path, config: dict[str, Any], state: dict[str, An
         write_atomic(folder / STATE_FILE, json.dumps(state, indent=1))
 
     path = write_folder(out / "checkpoints" / f"iter_{state['iteration']:06d}", write)
-    shutil.copyfile(path / "policy.pt", out / "policy.pt.tmp")
-    (out / "policy.pt.tmp").replace(out / "policy.pt")
+    copy_atomic(path / "policy.pt", out / "policy.pt")
     for old in checkpoint_dirs(out)[:-keep]:
         shutil.rmtree(old, ignore_errors=True)
     return path
@@ -433,7 +432,7 @@ def evaluate_and_log(algo, config: dict[str, Any], evaluator, writer, out: Path,
     if state["best_score"] is None or score > state["best_score"]:
         state["best_score"] = score
         (out / "best").mkdir(exist_ok=True)
-        shutil.copyfile(path, out / "best" / "policy.pt")
+        copy_atomic(path, out / "best" / "policy.pt")
     return result
 
 

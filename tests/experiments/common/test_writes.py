@@ -18,7 +18,7 @@ from envs.core.registry import make_game
 from experiments.cli.main import run
 from experiments.common import writes
 from experiments.common.runner import play_game
-from experiments.common.writes import AppendFile, write_atomic
+from experiments.common.writes import AppendFile, copy_atomic, write_atomic
 from experiments.replay.records import record_from_result, write_record
 from experiments.sim.simulate import MANIFEST, SimulationSpec, run_simulation
 from tests.experiments.cli.test_errors import assert_one_line_error, run_cli
@@ -75,6 +75,20 @@ def test_a_whole_file_is_replaced_only_once_complete(tmp_path, disk):
     disk.free()
     write_atomic(path, "new and longer\n")
     assert path.read_text() == "new and longer\n"
+
+
+def test_a_copy_keeps_the_old_file_whole_on_a_full_disk(tmp_path, disk):
+    source, target = tmp_path / "iter_002.pt", tmp_path / "best" / "policy.pt"
+    target.parent.mkdir()
+    target.write_bytes(b"generation one")
+    source.write_bytes(b"generation two, larger")
+    disk.room = 5
+    with pytest.raises(DiskFullError, match="while writing .*policy.pt"):
+        copy_atomic(source, target)
+    assert target.read_bytes() == b"generation one" and leftovers(tmp_path) == []
+    disk.free()
+    copy_atomic(source, target)
+    assert target.read_bytes() == b"generation two, larger"
 
 
 def test_an_append_lands_whole_or_not_at_all(tmp_path, disk):
