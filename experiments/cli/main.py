@@ -22,6 +22,7 @@ COMMANDS: dict[str, str] = {
     "bench": "experiments.bench.command:bench",
     "ladder": "experiments.eval.ladder:ladder",
     "tune-greedy": "experiments.eval.tune_greedy:tune_greedy",
+    "decision-time": "experiments.eval.decision_time:decision_time",
     "replay": "experiments.replay.html:replay_command",
     "train": "experiments.train.cli:train",
     "exit-report": "experiments.train.exit_report:exit_report",
