@@ -3,7 +3,7 @@
 A folder with ``model.json`` holds a linear candidate model (:mod:`agents.learned.model`); a folder
 with ``policy.pt`` (or that file) a PPO network, played as ``ppo:`` plays it. Relative paths are
 read from the working directory, then from the source checkout (so ``models/...`` works anywhere in
-a checkout).
+a checkout), and ``models/<folder>`` from the installed copy's shipped models (``pip install .``).
 """
 
 from __future__ import annotations
@@ -15,18 +15,24 @@ from agents.learned import game_module
 from agents.learned.model import MODEL_FILE, load_model
 from envs.core.errors import ConfigError
 from envs.core.game import Game
-from envs.core.install import CHECKOUT, running_from_checkout
+from envs.core.install import CHECKOUT, installed_dir, running_from_checkout
 
 POLICY_FILE = "policy.pt"
 
 
 def resolve_model_path(path: str) -> Path:
-    """``path`` as given if it exists, else inside the source checkout; ConfigError if neither."""
+    """``path`` as given if it exists, else inside the source checkout, else (``models/<folder>``) among
+    the installed copy's shipped models; ConfigError if none has it."""
     given = Path(path).expanduser()
     if given.exists():
         return given
     if not given.is_absolute() and running_from_checkout() and (CHECKOUT / given).exists():
         return CHECKOUT / given
+    shipped = installed_dir("models")
+    if not given.is_absolute() and given.parts[:1] == ("models",) and shipped is not None:
+        inside = shipped.joinpath(*given.parts[1:])
+        if inside.exists():
+            return inside
     raise ConfigError(f"learned: no model at {path!r}")
 
 

@@ -1,14 +1,14 @@
 """What an installed meeplelab carries: its data files, and which optional extras are present.
 
-Data files. ``seeds/`` (component data and rules notes) and ``configs/`` (seed suites, example
-configs) stay at the top of the repository, and ``pyproject.toml`` ships them inside the wheel as
-the data packages ``meeplelab_data.seeds`` and ``meeplelab_data.configs`` (setuptools
-``package-dir``: no copies in git). :func:`shipped_file` finds a file in the copy that belongs to
-the running code: the checkout's own folder when the code runs from a source checkout (an editable
-install, or ``PYTHONPATH`` pointing at the repository), else the installed data package (a wheel in
-site-packages). The data packages have no ``__init__.py``; an editable install maps them with a
-finder that ``importlib.resources.files`` cannot read on Python 3.11, so the installed folder is
-taken from the import spec (``importlib.util.find_spec``), which every install mode provides.
+Data files. ``seeds/`` (component data and rules notes), ``configs/`` (seed suites, example configs) and
+``models/`` (the committed learned models) stay at the top of the repository, and ``pyproject.toml``
+ships them inside the wheel as the data packages ``meeplelab_data.seeds``, ``meeplelab_data.configs``
+and ``meeplelab_data.models`` (setuptools ``package-dir``: no copies in git). :func:`shipped_file` finds
+a file in the copy that belongs to the running code: the checkout's own folder when the code runs from a
+source checkout (an editable install, or ``PYTHONPATH`` pointing at the repository), else the installed
+data package (a wheel in site-packages). The data packages have no ``__init__.py``; an editable install
+maps them with a finder that ``importlib.resources.files`` cannot read on Python 3.11, so the installed
+folder is taken from the import spec (``importlib.util.find_spec``), which every install mode provides.
 
 Extras. The engines, agents, play, eval and replay need neither PyTorch nor Ray. ``[rl]`` brings
 PyTorch, Ray RLlib and TensorBoard (``ppo:`` agents, network-guided search, ``train``); ``[sim]``
@@ -28,9 +28,10 @@ from envs.core.errors import MissingExtraError
 
 #: the repository root when the code runs from a source checkout (site-packages when installed)
 CHECKOUT = Path(__file__).resolve().parents[2]
-#: the package the wheel ships the data folders in: ``meeplelab_data.seeds``, ``meeplelab_data.configs``
+#: the package the wheel ships the data folders in: ``meeplelab_data.seeds``, ``meeplelab_data.configs``,
+#: ``meeplelab_data.models``
 DATA_PACKAGE = "meeplelab_data"
-DATA_FOLDERS = ("seeds", "configs")
+DATA_FOLDERS = ("seeds", "configs", "models")
 
 #: optional module -> the name a user knows it by
 FRIENDLY_NAMES = {"torch": "PyTorch", "ray": "Ray", "tensorboard": "TensorBoard"}
@@ -82,7 +83,7 @@ def installed_dir(folder: str) -> Path | None:
 
 
 def shipped_file(folder: str, name: str) -> Path:
-    """The path of data file ``name`` (may contain ``/``) of ``folder`` ("seeds" or "configs"): the
+    """The path of data file ``name`` (may contain ``/``) of ``folder`` (one of :data:`DATA_FOLDERS`): the
     checkout's copy when the code runs from a checkout, else the installed one. When neither has
     the folder, the checkout path is returned, so the loader's "not found" error names it."""
     base = checkout_dir(folder) or installed_dir(folder) or CHECKOUT / folder

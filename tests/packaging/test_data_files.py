@@ -39,12 +39,12 @@ def test_the_checkout_is_found_beside_the_code():
     assert checkout_dir("seeds") == REPO_ROOT / "seeds"
     assert checkout_dir("configs") == REPO_ROOT / "configs"
     with pytest.raises(ValueError, match="unknown data folder"):
-        shipped_file("models", "x")
+        shipped_file("runs", "x")
 
 
 def test_the_installed_data_packages_map_the_repository_folders():
     """Through the package mechanism (the editable install of ``make setup``): the same folders."""
-    for folder in ("seeds", "configs"):
+    for folder in ("seeds", "configs", "models"):
         found = installed_dir(folder)
         assert found is not None, f"meeplelab_data.{folder} not importable: run make setup"
         assert found.resolve() == (REPO_ROOT / folder).resolve()
@@ -89,20 +89,25 @@ def test_pyproject_lists_every_package():
     listed = set(SETUPTOOLS["packages"])
     on_disk = {".".join(p.parent.relative_to(REPO_ROOT).parts)
                for top in ("envs", "agents", "experiments") for p in (REPO_ROOT / top).rglob("__init__.py")}
-    assert listed - {"meeplelab_data.seeds", "meeplelab_data.configs"} == on_disk
-    assert SETUPTOOLS["package-dir"] == {"meeplelab_data.seeds": "seeds", "meeplelab_data.configs": "configs"}
+    data_packages = {f"meeplelab_data.{folder}" for folder in ("seeds", "configs", "models")}
+    assert listed - data_packages == on_disk
+    assert SETUPTOOLS["package-dir"] == {package: package.split(".")[1] for package in data_packages}
 
 
 def test_the_data_folders_hold_only_files_that_ship():
-    """package-data ships seeds/*.yaml, seeds/*.md and configs/**/*.yaml; a file of another kind
-    there would be missing from the wheel (test_install.py compares the wheel with the folders)."""
+    """package-data ships seeds/*.yaml, seeds/*.md, configs/**/*.yaml and each model folder's README.md,
+    model.json and policy.pt; a file of another kind there would be missing from the wheel
+    (test_install.py compares the wheel with the folders)."""
     data = PYPROJECT["tool"]["setuptools"]["package-data"]
     assert data["meeplelab_data.seeds"] == ["*.yaml", "*.md"]
     assert data["meeplelab_data.configs"] == ["**/*.yaml"]
-    seeds, configs = data_files("seeds"), data_files("configs")
-    assert seeds and configs
+    assert data["meeplelab_data.models"] == ["*/README.md", "*/model.json", "*/policy.pt"]
+    seeds, configs, models = data_files("seeds"), data_files("configs"), data_files("models")
+    assert seeds and configs and models
     assert [f for f in seeds if "/" in f or Path(f).suffix not in (".yaml", ".md")] == []
     assert [f for f in configs if Path(f).suffix != ".yaml"] == []
+    assert [f for f in models if f.count("/") != 1 or f.split("/")[1] not in ("README.md", "model.json",
+                                                                             "policy.pt")] == []
 
 
 def data_files(folder: str) -> set[str]:

@@ -29,7 +29,7 @@ from tests.paths import REPO_ROOT
 pytestmark = pytest.mark.slow
 
 GAMES = ("cartographers", "cascadia", "dorfromantik")
-SOURCES = ("envs", "agents", "experiments", "seeds", "configs")
+SOURCES = ("envs", "agents", "experiments", "seeds", "configs", "models")
 
 
 @dataclass(frozen=True)
@@ -91,7 +91,7 @@ def installed(tmp_path_factory) -> Install:
 
 def test_the_wheel_holds_the_data_files(installed):
     names = set(zipfile.ZipFile(installed.wheel).namelist())
-    for folder in ("seeds", "configs"):
+    for folder in ("seeds", "configs", "models"):
         shipped = {n.removeprefix(f"meeplelab_data/{folder}/") for n in names
                    if n.startswith(f"meeplelab_data/{folder}/")}
         assert shipped == data_files(folder)
@@ -142,6 +142,18 @@ def test_eval_with_a_shipped_suite(installed, game):
                         "--out", str(out_dir))
     summary = json.loads((out_dir / "summary.json").read_text())
     assert summary["seeds"] == "suite smoke" and summary["games"] == 5
+
+
+def test_a_committed_model_plays_by_its_models_path(installed):
+    """``learned:models/<folder>`` and the placement search's ``model=`` find the shipped model from a
+    folder with no ``models/`` of its own."""
+    assert not (installed.work / "models").exists()
+    out_dir = installed.work / "eval-learned"
+    installed.meeplelab("eval", "dorfromantik", "--agents",
+                        "learned:models/dorfromantik,placement:simulations=4,model=models/dorfromantik",
+                        "--suite", "smoke", "--no-progress", "--out", str(out_dir))
+    summary = json.loads((out_dir / "summary.json").read_text())
+    assert summary["games"] == 5 and summary["games_played"] == 10
 
 
 @pytest.mark.parametrize("game", GAMES)

@@ -85,3 +85,22 @@ def test_centre_by_group():
     group = np.array([0, 0, 1, 1, 1])
     values = np.array([1.0, 3.0, 0.0, 3.0, 6.0])
     assert np.allclose(centre_by_group(group, values), [-1, 1, -3, 0, 3])
+
+
+def test_an_installed_copy_finds_models_among_the_shipped_ones(tmp_path, monkeypatch):
+    """Outside a checkout, ``models/<folder>`` resolves in the installed ``meeplelab_data.models``; other
+    relative paths do not, and a missing shipped model is still one line."""
+    from agents.learned import agent as learned_agent
+
+    shipped = tmp_path / "site" / "meeplelab_data" / "models"
+    save_model(shipped / "carto", "cartographers", {}, L.greedy_theta(), "progress", {})
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(learned_agent, "running_from_checkout", lambda: False)
+    monkeypatch.setattr(learned_agent, "installed_dir", lambda name: shipped if name == "models" else None)
+    assert learned_agent.resolve_model_path("models/carto") == shipped / "carto"
+    agent = make_agent("learned:models/carto", make_game("cartographers"))
+    assert np.array_equal(agent.theta, L.greedy_theta())
+    with pytest.raises(ConfigError, match="no model at 'elsewhere/carto'"):
+        learned_agent.resolve_model_path("elsewhere/carto")
+    with pytest.raises(ConfigError, match="no model at 'models/missing'"):
+        learned_agent.resolve_model_path("models/missing")
