@@ -81,6 +81,13 @@ class LinearPolicy:
             raise RuntimeError(f"learned (cartographers): candidate {action} is not legal here")
         return int(action)
 
+    def candidate_values(self, state: State) -> tuple[np.ndarray, np.ndarray]:
+        """Every exploring decision of ``state`` and its value ``features @ theta[season]`` (copies;
+        empty for an ambush decision or a finished game): what :meth:`act` maximises."""
+        b = self._b
+        n = CK.candidate_values(state.arrays(), self.game.tb, self.theta, b.buf, b.actions, b.feats, b.values)
+        return b.actions[:n].copy(), b.values[:n].copy()
+
 
 def label_games(game: Game, seeds: np.ndarray, theta: np.ndarray, width: int, futures: int,
                 preset: str = DEFAULT_PRESET, seed: int = 0) -> dict[str, np.ndarray]:

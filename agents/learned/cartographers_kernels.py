@@ -327,26 +327,35 @@ def candidate_features(st, tb, buf: np.ndarray, actions: np.ndarray, feats: np.n
 
 
 @njit(cache=True)
-def best_candidate(st, tb, theta: np.ndarray, buf: np.ndarray, actions: np.ndarray, feats: np.ndarray,
-                   values: np.ndarray) -> int:
-    """The action of the candidate with the highest ``features @ theta[season]`` (first on ties), or
-    -1 when the decision has no candidates (an ambush or the game's end)."""
+def candidate_values(st, tb, theta: np.ndarray, buf: np.ndarray, actions: np.ndarray, feats: np.ndarray,
+                     values: np.ndarray) -> int:
+    """Lists the candidates (``actions``, ``feats``) with their values ``features @ theta[season]``
+    (``values``) and returns how many there are (0 for an ambush or the game's end)."""
     n = candidate_features(st, tb, buf, actions, feats)
-    if n == 0:
-        return -1
-    row = theta[st[6][M_SEASON]]
-    best = 0
-    best_value = -np.inf
+    row = theta[st[6][M_SEASON]] if n > 0 else theta[0]
     for i in range(n):
         v = 0.0
         for j in range(row.shape[0]):
             v += feats[i, j] * row[j]
         values[i] = v
-        if v > best_value:
-            best_value = v
+    return n
+
+
+@njit(cache=True)
+def best_candidate(st, tb, theta: np.ndarray, buf: np.ndarray, actions: np.ndarray, feats: np.ndarray,
+                   values: np.ndarray) -> int:
+    """The action of the candidate with the highest ``features @ theta[season]`` (first on ties), or
+    -1 when the decision has no candidates (an ambush or the game's end)."""
+    n = candidate_values(st, tb, theta, buf, actions, feats, values)
+    if n == 0:
+        return -1
+    best = 0
+    best_value = -np.inf
+    for i in range(n):
+        if values[i] > best_value:
+            best_value = values[i]
             best = i
     return actions[best]
-
 
 
 @njit(cache=True)

@@ -43,7 +43,7 @@ SEARCHES: dict[str, SearchName] = {s.name: s for s in (
                _BUDGET + ("c", "widening", "prior"), ("cartographers",)),
     SearchName("flat", "compiled flat search over paired futures with greedy playouts",
                {"engine": "compiled", "rollout": "greedy"},
-               _BUDGET + ("widening", "halving", "greedy", "horizon"), ("cartographers",)),
+               _BUDGET + ("widening", "halving", "greedy", "horizon", "model"), ("cartographers",)),
     SearchName("turn", "compiled whole-turn search over paired futures with greedy playouts",
                {"engine": "compiled", "rollout": "greedy"},
                _BUDGET + ("widening", "halving", "greedy", "redraws", "objective"), ("cascadia",)),

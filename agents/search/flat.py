@@ -24,6 +24,11 @@ first seasons' decisions are the costliest to play out: the map is emptiest, wit
 placements to value); the seasons left are valued on the map at the cut, each as if it were scored
 today (:func:`unscored_seasons`). A cut past winter plays the whole game.
 
+``model=<folder>`` (a learned linear candidate model of Cartographers, as ``learned:<folder>`` plays
+it, e.g. ``models/cartographers_solo``) sorts the candidates of step 1 by the model's value instead
+(stable; decisions it does not value, the ambushes, keep the greedy order): the widening then
+compares the model's best candidates, and ties go to the model's choice.
+
 ``time_limit`` makes it anytime as in the Cascadia search: the first playout's duration caps the
 budget, only futures that every compared candidate finished count, and with none the greedy
 choice is played.
@@ -52,6 +57,7 @@ from envs.cartographers.kernels import (
     score_card_into,
     totals,
 )
+from envs.core import policies
 from envs.core.errors import ConfigError
 from envs.core.rng import next_u64
 
@@ -116,6 +122,8 @@ class TurnSearch:
     HALVING = True
     GREEDY_PRESETS = True
     HORIZON = True
+    #: takes ``model=<folder>`` (a learned linear model: the candidate order)
+    LEARNED_MODEL = True
 
     def __init__(self, agent):
         self.agent = agent
@@ -124,6 +132,7 @@ class TurnSearch:
         self._buf = np.empty((4096, 2), dtype=np.int32)
         self._actions = np.empty(G.MAX_CANDIDATES, dtype=np.int64)
         self._values = np.empty(G.MAX_CANDIDATES, dtype=np.float64)
+        self.model = None if agent.model is None else _learned_model(self.game, agent.model)
 
     @staticmethod
     def check_options(rollout: str, max_depth: int | None, determinize_every: int, simulations: int | None,
@@ -139,7 +148,10 @@ class TurnSearch:
         actions, values = self._actions[:n], self._values[:n]
         order = np.argsort(-values, kind="stable")
         keep = legal_mask[actions[order]]
-        return actions[order][keep], values[order][keep]
+        actions, values = actions[order][keep], values[order][keep]
+        if self.model is not None:
+            actions, values = learned_order(state, self.model, actions, values)
+        return actions, values
 
     def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
         """Search the current decision (see the module docstring) and return its action."""
@@ -191,3 +203,25 @@ class TurnSearch:
         record_search(self.agent, cands, np.ones(cands.size, dtype=np.int64), values, best, 0, start,
                       exact=True)
         return int(cands[best])
+
+
+def _learned_model(game, path: str):
+    """The linear candidate model of ``model=<folder>``, built as ``learned:<folder>`` through the
+    registered agent builder (the learned package imports this module, so not the other way round)."""
+    model = policies.build_agent(f"learned:{path}", game)
+    if not hasattr(model, "candidate_values"):
+        raise ConfigError(f"mcts: model={path!r} is not a linear candidate model (model.json) "
+                          "of cartographers")
+    return model
+
+
+def learned_order(state, model, actions: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``actions`` (and their greedy ``values``) sorted by the learned model's value, best first
+    (stable): the model's choice becomes candidate 0. Actions the model does not value go last."""
+    valued, learned = model.candidate_values(state)
+    if valued.size == 0:
+        return actions, values
+    value_of = dict(zip(valued.tolist(), learned.tolist(), strict=True))
+    key = np.array([value_of.get(int(a), -np.inf) for a in actions])
+    order = np.argsort(-key, kind="stable")
+    return actions[order], values[order]

@@ -202,8 +202,9 @@ class MCTSAgent:
             max_depth = 1
         if model is not None and not getattr(turn_search, "LEARNED_MODEL", False):
             raise ConfigError("mcts: model=<folder> (a learned candidate model that orders the candidates "
-                              "and, with rollout=learned, plays the playouts) is an option of the compiled "
-                              "dorfromantik search (engine=compiled)")
+                              "and, in Dorfromantik with rollout=learned, plays the playouts) is an option "
+                              "of the compiled Cartographers flat search (engine=compiled,rollout=greedy) "
+                              "and the compiled Dorfromantik search (engine=compiled)")
         if rollout == "learned" and model is None:
             raise ConfigError("mcts: rollout=learned plays the playouts with a learned model: give "
                               "model=<folder> (compiled dorfromantik search), e.g. model=models/dorfromantik")

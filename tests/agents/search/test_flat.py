@@ -214,3 +214,42 @@ def test_the_last_decision_is_valued_exactly_over_every_legal_action(game):
     earlier = make_agent("mcts:engine=compiled,rollout=greedy,simulations=8,widening=1/0.5", game)
     earlier.act(_midgame(game, 11), game.legal_mask(_midgame(game, 11)), np.random.default_rng(1))
     assert "exact" not in earlier.last_stats
+
+
+LEARNED = FLAT + ",model=models/cartographers_solo"
+
+
+@pytest.mark.parametrize("seed", [1, 4, 9])
+def test_a_learned_model_orders_the_candidates(game, seed):
+    """With ``model=`` the candidates are the same legal decisions, sorted by the learned model's
+    value: candidate 0 is the learned policy's move."""
+    state = _midgame(game, seed, steps=seed)
+    mask = game.legal_mask(state)
+    search = make_agent(LEARNED, game)._turn_search
+    plain, _ = make_agent(FLAT, game)._turn_search.candidates(state, mask)
+    cands, _ = search.candidates(state, mask)
+    assert sorted(cands.tolist()) == sorted(plain.tolist())
+    policy = make_agent("learned:models/cartographers_solo", game)
+    valued, values = policy.candidate_values(state)
+    value_of = dict(zip(valued.tolist(), values.tolist(), strict=True))
+    ordered = [value_of[int(a)] for a in cands]
+    assert all(a >= b for a, b in zip(ordered, ordered[1:], strict=False))
+    assert cands[0] == policy.act(state, mask, np.random.default_rng(0))
+
+
+def test_a_learned_model_changes_the_search_and_stays_deterministic(game):
+    states = [_midgame(game, s, steps=s) for s in range(1, 7)]
+    runs = [[make_agent(spec, game).act(st, game.legal_mask(st), np.random.default_rng(3)) for st in states]
+            for spec in (LEARNED, LEARNED, FLAT)]
+    assert runs[0] == runs[1]
+    assert all(game.legal_mask(st)[a] for st, a in zip(states, runs[0], strict=True))
+    assert runs[0] != runs[2]
+
+
+def test_learned_model_option_errors(game):
+    with pytest.raises(ConfigError, match="is a dorfromantik model"):
+        make_agent(FLAT + ",model=models/dorfromantik", game)
+    with pytest.raises(ConfigError, match="no model at"):
+        make_agent(FLAT + ",model=models/nowhere", game)
+    with pytest.raises(ConfigError, match="model=<folder>.*flat search"):
+        make_agent("mcts:engine=compiled,simulations=8,model=models/cartographers_solo", game)
