@@ -203,6 +203,15 @@ class LinearPolicy:
         self._plan: list[int] = []
         self._plan_key: tuple[int, ...] | None = None
 
+    def turn_values(self, state, turns: np.ndarray) -> np.ndarray:
+        """The model's value ``features @ theta[phase]`` (float64[n]) of each of ``turns`` (int64[n, 3]:
+        market, tile and token action, -1 when none) at the market-phase ``state``."""
+        if int(state.ctl[K.C_PHASE]) != K.PHASE_MARKET:
+            raise ValueError("cascadia candidates are whole turns: valued at the market phase only")
+        feats = np.empty((turns.shape[0], N_FEATURES), np.float32)
+        CK.turn_features(state.board_args(), np.ascontiguousarray(turns, dtype=np.int64), self.game.tb, feats)
+        return feats.astype(np.float64) @ self.theta[phase(self.game, state)]
+
     def start_turn(self, state, turns: np.ndarray, feats: np.ndarray) -> int:
         """Choose a turn among ``turns`` (with ``feats``) for the market-phase ``state``, keep its
         plan and return its row."""

@@ -46,7 +46,7 @@ SEARCHES: dict[str, SearchName] = {s.name: s for s in (
                _BUDGET + ("widening", "halving", "greedy", "horizon", "model"), ("cartographers",)),
     SearchName("turn", "compiled whole-turn search over paired futures with greedy playouts",
                {"engine": "compiled", "rollout": "greedy"},
-               _BUDGET + ("widening", "halving", "greedy", "redraws", "objective"), ("cascadia",)),
+               _BUDGET + ("widening", "halving", "greedy", "redraws", "objective", "model"), ("cascadia",)),
     SearchName("placement", "compiled placement search over paired futures, exact endgame",
                {"engine": "compiled"},
                _BUDGET + ("rollout", "widening", "greedy", "exact_tiles", "model"), ("dorfromantik",)),

@@ -203,8 +203,8 @@ class MCTSAgent:
         if model is not None and not getattr(turn_search, "LEARNED_MODEL", False):
             raise ConfigError("mcts: model=<folder> (a learned candidate model that orders the candidates "
                               "and, in Dorfromantik with rollout=learned, plays the playouts) is an option "
-                              "of the compiled Cartographers flat search (engine=compiled,rollout=greedy) "
-                              "and the compiled Dorfromantik search (engine=compiled)")
+                              "of the compiled searches: Cartographers flat (engine=compiled,"
+                              "rollout=greedy), Cascadia turn and Dorfromantik placement (engine=compiled)")
         if rollout == "learned" and model is None:
             raise ConfigError("mcts: rollout=learned plays the playouts with a learned model: give "
                               "model=<folder> (compiled dorfromantik search), e.g. model=models/dorfromantik")

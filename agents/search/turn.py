@@ -27,6 +27,11 @@ this search acts on whole turns. At the first decision of a turn it
    score instead (wildlife, habitats and nature tokens, without the habitat majority bonuses: the
    score the 4-player strength tables report).
 
+``model=<folder>`` (a learned linear candidate model of Cascadia, as ``learned:<folder>`` plays it,
+e.g. ``models/cascadia_solo``) sorts the candidate turns of step 1 by the model's value instead
+(stable; only at a turn's first decision, where the model values whole turns): the widening then
+compares the model's best turns, and ties go to the model's choice.
+
 On the game's last turn (every candidate ends the game) nothing hidden is left: every candidate
 turn is valued by its exact final total (or base score), with no widening and no playouts.
 
@@ -58,6 +63,7 @@ from agents.greedy.cascadia import (
 )
 from agents.search.halving import run_halving
 from envs.cascadia import kernels as K
+from envs.core import policies
 from envs.core.errors import ConfigError
 from envs.core.rng import next_u64, shuffle_prefix
 
@@ -212,6 +218,7 @@ class TurnSearch:
     REDRAWS = True  # takes redraws=true (token redraws as candidate turns)
     GREEDY_PRESETS = True  # takes greedy=<preset> (agents.greedy.cascadia.PRESETS)
     OBJECTIVES = {"total": K.CAT_TOTAL, "base": K.CAT_BASE}  # objective=NAME: the score column maximised
+    LEARNED_MODEL = True  # takes model=<folder> (a learned linear model: the candidate order)
 
     def __init__(self, agent):
         self.agent = agent
@@ -220,6 +227,7 @@ class TurnSearch:
         self.column = self.OBJECTIVES[agent.objective]
         self._plan: list[int] = []
         self._plan_key: tuple[int, ...] | None = None
+        self.model = None if agent.model is None else _learned_model(self.game, agent.model)
 
     @staticmethod
     def check_options(rollout: str, max_depth: int | None, determinize_every: int, simulations: int | None,
@@ -267,6 +275,8 @@ class TurnSearch:
         agent, game = self.agent, self.game
         cands, values = candidate_turns(game, state, self.weights)
         cands = cands[legal_mask[cands[:, 0]]]
+        if self.model is not None and int(state.ctl[K.C_PHASE]) == K.PHASE_MARKET and cands.shape[0] > 1:
+            cands = cands[np.argsort(-self.model.turn_values(state, cands), kind="stable")]
         player = game.current_player(state)
         k_widen, alpha = agent.widening
         seed = int(rng.integers(2**62)) ^ (agent.seed_offset * 0x9E3779B97F4A7C15 % 2**62)
@@ -355,3 +365,12 @@ class TurnSearch:
         if self.agent.explaining:
             self.agent.last_explanation = explanation
 
+
+
+def _learned_model(game, path: str):
+    """The linear candidate model of ``model=<folder>``, built as ``learned:<folder>`` through the
+    registered agent builder (the learned package imports the search, so not the other way round)."""
+    model = policies.build_agent(f"learned:{path}", game)
+    if not hasattr(model, "turn_values"):
+        raise ConfigError(f"mcts: model={path!r} is not a linear candidate model (model.json) of cascadia")
+    return model

@@ -403,6 +403,6 @@ def test_learned_model_option_errors(game):
     with pytest.raises(ConfigError, match="no model at"):
         make_agent("placement:simulations=8,model=models/nowhere", game)
     with pytest.raises(ConfigError, match="unknown option"):
-        make_agent("turn:simulations=8,model=models/cascadia_solo", make_game("cascadia"))
+        make_agent("uct:simulations=8,model=models/dorfromantik", game)
     with pytest.raises(ConfigError, match="model=<folder>"):
         make_agent("mcts:simulations=8,model=models/dorfromantik", game)

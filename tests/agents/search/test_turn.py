@@ -367,3 +367,41 @@ def test_turn_search_options_are_checked_and_refused_elsewhere(option, good, bad
                    make_game("cartographers", players=1))
     with pytest.raises(ConfigError, match=elsewhere):
         make_agent(f"mcts:simulations=12,{option}={good}", make_game("cascadia", players=4))
+
+
+def _first_turn_played(game, state, spec: str) -> list[int]:
+    agent, s, rng, played = make_agent(spec, game), state.copy(), np.random.default_rng(2), []
+    while int(s.ctl[K.C_TURN]) == int(state.ctl[K.C_TURN]) and int(s.ctl[K.C_CUR]) == int(state.ctl[K.C_CUR]):
+        played.append(agent.act(s, game.legal_mask(s), rng))
+        game.step(s, played[-1])
+    return played
+
+
+def test_a_learned_model_orders_the_candidate_turns():
+    """With ``model=`` the search compares the same candidate turns sorted by the model's value: with
+    one playout only candidate 0 is compared, and it is the turn the model values most."""
+    differs = 0
+    for players, folder, seed in ((1, "cascadia_solo", 3), (1, "cascadia_solo", 11), (4, "cascadia_4p", 7),
+                                  (4, "cascadia_4p", 2)):
+        game, state = _midgame(players, seed)
+        one = "turn:simulations=1,widening=1/0.5"
+        policy = make_agent(f"learned:models/{folder}", game)
+        search = make_agent(one + f",model=models/{folder}", game)._turn_search
+        cands, _ = M.candidate_turns(game, state, search.weights)
+        cands = cands[game.legal_mask(state)[cands[:, 0]]]
+        values = policy.turn_values(state, cands)
+        best = cands[int(np.argmax(values))]
+        learned = _first_turn_played(game, state, one + f",model=models/{folder}")
+        assert learned == [int(a) for a in best if a >= 0]
+        plain = _first_turn_played(game, state, one)
+        assert plain == [int(a) for a in cands[0] if a >= 0]  # greedy's turn
+        differs += learned != plain
+    assert differs >= 1
+
+
+def test_a_learned_model_search_is_deterministic_and_refuses_other_games_models():
+    game, state = _midgame(1, 5)
+    spec = "turn:simulations=16,halving=true,model=models/cascadia_solo"
+    assert _first_turn_played(game, state, spec) == _first_turn_played(game, state, spec)
+    with pytest.raises(ConfigError, match="is a dorfromantik model"):
+        make_agent("turn:simulations=8,model=models/dorfromantik", game)
