@@ -251,5 +251,5 @@ def test_learned_model_option_errors(game):
         make_agent(FLAT + ",model=models/dorfromantik", game)
     with pytest.raises(ConfigError, match="no model at"):
         make_agent(FLAT + ",model=models/nowhere", game)
-    with pytest.raises(ConfigError, match="model=<folder>.*flat search"):
+    with pytest.raises(ConfigError, match="model=<folder>.*Cartographers flat"):
         make_agent("mcts:engine=compiled,simulations=8,model=models/cartographers_solo", game)
