@@ -332,7 +332,9 @@ def candidate_values(st, tb, theta: np.ndarray, buf: np.ndarray, actions: np.nda
     """Lists the candidates (``actions``, ``feats``) with their values ``features @ theta[season]``
     (``values``) and returns how many there are (0 for an ambush or the game's end)."""
     n = candidate_features(st, tb, buf, actions, feats)
-    row = theta[st[6][M_SEASON]] if n > 0 else theta[0]
+    if n == 0:
+        return 0
+    row = theta[st[6][M_SEASON]]
     for i in range(n):
         v = 0.0
         for j in range(row.shape[0]):

@@ -48,6 +48,7 @@ from agents.greedy.cartographers import preset_weights
 from agents.greedy.cartographers_kernels import greedy_playout, step
 from agents.search.cartographers_root import copy_state, determinize_into
 from agents.search.halving import run_halving, run_uniform
+from agents.search.learned_model import linear_model
 from envs.cartographers.kernels import (
     M_PHASE,
     M_SEASON,
@@ -57,7 +58,6 @@ from envs.cartographers.kernels import (
     score_card_into,
     totals,
 )
-from envs.core import policies
 from envs.core.errors import ConfigError
 from envs.core.rng import next_u64
 
@@ -132,7 +132,7 @@ class TurnSearch:
         self._buf = np.empty((4096, 2), dtype=np.int32)
         self._actions = np.empty(G.MAX_CANDIDATES, dtype=np.int64)
         self._values = np.empty(G.MAX_CANDIDATES, dtype=np.float64)
-        self.model = None if agent.model is None else _learned_model(self.game, agent.model)
+        self.model = None if agent.model is None else linear_model(self.game, agent.model, "candidate_values")
 
     @staticmethod
     def check_options(rollout: str, max_depth: int | None, determinize_every: int, simulations: int | None,
@@ -203,16 +203,6 @@ class TurnSearch:
         record_search(self.agent, cands, np.ones(cands.size, dtype=np.int64), values, best, 0, start,
                       exact=True)
         return int(cands[best])
-
-
-def _learned_model(game, path: str):
-    """The linear candidate model of ``model=<folder>``, built as ``learned:<folder>`` through the
-    registered agent builder (the learned package imports this module, so not the other way round)."""
-    model = policies.build_agent(f"learned:{path}", game)
-    if not hasattr(model, "candidate_values"):
-        raise ConfigError(f"mcts: model={path!r} is not a linear candidate model (model.json) "
-                          "of cartographers")
-    return model
 
 
 def learned_order(state, model, actions: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -59,8 +59,8 @@ from agents.explain import forced_choice, search_statistics
 from agents.greedy import dorfromantik_kernels as GK
 from agents.greedy.dorfromantik import preset_weights
 from agents.search import placement_kernels as DK
+from agents.search.learned_model import linear_model
 from agents.search.placement_endgame import Endgame, TooLarge, applies, parse_exact_tiles
-from envs.core import policies
 from envs.core.errors import ConfigError
 from envs.core.rng import new_stream, next_u64
 from envs.dorfromantik import kernels as K
@@ -151,7 +151,8 @@ class TurnSearch:
         self.exact_tiles = DEFAULT_EXACT_TILES if opt is None else parse_exact_tiles(opt)
         self.weights = preset_weights(agent.greedy)
         self._endgame = Endgame(self.game, self.weights)
-        self.model = None if agent.model is None else _learned_model(self.game, agent.model)
+        self.model = (None if agent.model is None
+                      else linear_model(self.game, agent.model, "placement_values", "playout"))
         self.learned_playouts = agent.rollout == "learned"
 
     @staticmethod
@@ -253,16 +254,6 @@ class TurnSearch:
             agent.last_explanation = search_statistics("mcts", actions, np.ones(actions.size, np.int64),
                                                        values, int(actions[best]), 0)
         return int(actions[best])
-
-
-def _learned_model(game, path: str):
-    """The linear candidate model of ``model=<folder>``, built as ``learned:<folder>`` through the
-    registered agent builder (the learned package imports this one, so not the other way round)."""
-    model = policies.build_agent(f"learned:{path}", game)
-    if not hasattr(model, "placement_values") or not hasattr(model, "playout"):
-        raise ConfigError(f"mcts: model={path!r} is not a linear candidate model (model.json) "
-                          "of dorfromantik")
-    return model
 
 
 def learned_order(state, model, actions: np.ndarray, pairs: np.ndarray, greedy_values: np.ndarray,

@@ -62,8 +62,8 @@ from agents.greedy.cascadia import (
     turn_weights,
 )
 from agents.search.halving import run_halving
+from agents.search.learned_model import linear_model
 from envs.cascadia import kernels as K
-from envs.core import policies
 from envs.core.errors import ConfigError
 from envs.core.rng import next_u64, shuffle_prefix
 
@@ -227,7 +227,7 @@ class TurnSearch:
         self.column = self.OBJECTIVES[agent.objective]
         self._plan: list[int] = []
         self._plan_key: tuple[int, ...] | None = None
-        self.model = None if agent.model is None else _learned_model(self.game, agent.model)
+        self.model = None if agent.model is None else linear_model(self.game, agent.model, "turn_values")
 
     @staticmethod
     def check_options(rollout: str, max_depth: int | None, determinize_every: int, simulations: int | None,
@@ -364,13 +364,3 @@ class TurnSearch:
     def _explain(self, explanation: dict) -> None:
         if self.agent.explaining:
             self.agent.last_explanation = explanation
-
-
-
-def _learned_model(game, path: str):
-    """The linear candidate model of ``model=<folder>``, built as ``learned:<folder>`` through the
-    registered agent builder (the learned package imports the search, so not the other way round)."""
-    model = policies.build_agent(f"learned:{path}", game)
-    if not hasattr(model, "turn_values"):
-        raise ConfigError(f"mcts: model={path!r} is not a linear candidate model (model.json) of cascadia")
-    return model
