@@ -53,6 +53,7 @@ from agents.greedy.cascadia import (
     turn_weights,
 )
 from agents.learned import cascadia_kernels as CK
+from agents.learned.cascadia_playouts import paired_model_playouts
 from agents.search.turn import paired_playouts
 from envs.cascadia import kernels as K
 from envs.core.errors import ConfigError
@@ -212,6 +213,16 @@ class LinearPolicy:
         CK.turn_features(state.board_args(), np.ascontiguousarray(turns, dtype=np.int64), self.game.tb, feats)
         return feats.astype(np.float64) @ self.theta[phase(self.game, state)]
 
+    def playouts(self, src, det, work, cands: np.ndarray, futures: int, stream: np.ndarray, sums: np.ndarray,
+                 column: int) -> None:
+        """Add ``futures`` paired playouts of each candidate turn of ``cands`` (int64[n, 3]) to ``sums``
+        (float64[n, seats]: each seat's final score in ``column``), the game after the turn played by
+        this model in every seat (:func:`agents.learned.cascadia_playouts.paired_model_playouts`;
+        ``src``, ``det`` and ``work`` as for :func:`agents.search.turn.paired_playouts`)."""
+        fallback, n = self.fallback_weights, cands.shape[0]
+        paired_model_playouts(src, det, work, cands, n, futures, stream, self.game.tb, self.theta, _LISTING,
+                              fallback, sums, column, -1, fallback)
+
     def start_turn(self, state, turns: np.ndarray, feats: np.ndarray) -> int:
         """Choose a turn among ``turns`` (with ``feats``) for the market-phase ``state``, keep its
         plan and return its row."""
@@ -257,14 +268,18 @@ def _metric(game: Game) -> int:
 
 
 def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int = 6, futures: int = 8,
-                preset: str = DEFAULT_PRESET, seed: int = 0) -> dict[str, np.ndarray]:
+                preset: str = DEFAULT_PRESET, seed: int = 0, model_turns: int = 0) -> dict[str, np.ndarray]:
     """Play ``seeds`` with :class:`LinearPolicy` (``theta``) in every seat and label the top
     ``width`` turns (by ``theta``) of every turn start by ``futures`` paired playouts of greedy
     ``preset`` (future stream from ``(seed, game seed, decision index)``): the acting seat's mean
-    final score (:func:`_metric`). Returns rows ``group``, ``phase``, ``features``, ``target``
-    and ``scores`` (float64[games, players], the played games' final scores by the same metric)."""
+    final score (:func:`_metric`). With ``model_turns`` > 0 the first ``model_turns`` turns after
+    the labelled one (the other seats' replies first) are played by ``theta`` itself, then greedy
+    finishes the game. Returns rows ``group``, ``phase``, ``features``, ``target`` and ``scores``
+    (float64[games, players], the played games' final scores by the same metric)."""
     if width < 0 or (width > 0 and futures < 1):
         raise ConfigError("learned (cascadia): width must be >= 0 (0: only play) and futures >= 1")
+    if model_turns < 0:
+        raise ConfigError(f"learned (cascadia): model_turns must be >= 0, got {model_turns}")
     g = game
     weights = preset_weights(preset)
     column = _metric(g)
@@ -294,8 +309,14 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
                     src = state.board_args()
                     stream = np.array([derive_seed(int(seed), f"learned/{int(game_seed)}/{decision}")],
                                       dtype=np.uint64)
-                    paired_playouts(src, src.copy(), src.copy(), cands, top.shape[0], futures, stream, g.tb,
-                                    weights, sums, column)
+                    det, work, n, th = src.copy(), src.copy(), top.shape[0], policy.theta
+                    if model_turns:
+                        paired_model_playouts(src, det, work, cands, n, futures, stream, g.tb, th, _LISTING,
+                                              policy.fallback_weights, sums, column, model_turns,
+                                              weights)
+                    else:
+                        paired_playouts(src, det, work, cands, n, futures, stream, g.tb, weights, sums,
+                                        column)
                     p = int(state.ctl[K.C_CUR])
                     groups.append(np.full(top.shape[0], group, np.int64))
                     phases.append(np.full(top.shape[0], ph, np.int64))

@@ -202,12 +202,13 @@ class MCTSAgent:
             max_depth = 1
         if model is not None and not getattr(turn_search, "LEARNED_MODEL", False):
             raise ConfigError("mcts: model=<folder> (a learned candidate model that orders the candidates "
-                              "and, in Dorfromantik with rollout=learned, plays the playouts) is an option "
-                              "of the compiled searches: Cartographers flat (engine=compiled,"
+                              "and, in Dorfromantik and Cascadia with rollout=learned, plays the playouts) "
+                              "is an option of the compiled searches: Cartographers flat (engine=compiled,"
                               "rollout=greedy), Cascadia turn and Dorfromantik placement (engine=compiled)")
         if rollout == "learned" and model is None:
             raise ConfigError("mcts: rollout=learned plays the playouts with a learned model: give "
-                              "model=<folder> (compiled dorfromantik search), e.g. model=models/dorfromantik")
+                              "model=<folder> (compiled dorfromantik or cascadia search), e.g. "
+                              "model=models/dorfromantik")
         self.model = model
         if exact_tiles is not None and not getattr(turn_search, "EXACT_ENDGAME", False):
             raise ConfigError("mcts: exact_tiles is an option of the compiled Dorfromantik search "

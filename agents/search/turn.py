@@ -30,7 +30,10 @@ this search acts on whole turns. At the first decision of a turn it
 ``model=<folder>`` (a learned linear candidate model of Cascadia, as ``learned:<folder>`` plays it,
 e.g. ``models/cascadia_solo``) sorts the candidate turns of step 1 by the model's value instead
 (stable; only at a turn's first decision, where the model values whole turns): the widening then
-compares the model's best turns, and ties go to the model's choice.
+compares the model's best turns, and ties go to the model's choice. ``rollout=learned`` (with
+``model=``) also plays the playouts with the model in every seat instead of greedy
+(:meth:`agents.learned.cascadia.LinearPolicy.playouts`; a model playout costs about 20 times a greedy
+one, so it buys fewer playouts per second).
 
 On the game's last turn (every candidate ends the game) nothing hidden is left: every candidate
 turn is valued by its exact final total (or base score), with no widening and no playouts.
@@ -119,20 +122,25 @@ def paired_playouts(st, det, work, cands, n_cands, futures, stream, tb, weights,
     ``column``: the total, or ``K.CAT_BASE`` for the base score). ``st``, ``det`` and ``work`` are
     :class:`envs.cascadia.kernels.CascadiaBoard` records (the position, then scratch for its
     determinization and the playout), ``tb`` the game's :class:`envs.cascadia.kernels.CascadiaTables`."""
-    nbr, kind_edges, kind_info, tables = tb.nbr, tb.kind_edges, tb.kind_info, tb.tables
-    players = st.ctl[K.C_PLAYERS]
-    out = np.zeros((players, K.NUM_CAT), np.int32)
+    out = np.zeros((st.ctl[K.C_PLAYERS], K.NUM_CAT), np.int32)
     no_stream = np.zeros(1, np.uint64)
     for _ in range(futures):
         determinize_into(st, det, stream)
         for k in range(n_cands):
             copy_state(det, work)
-            apply_turn(work, cands[k], nbr, kind_edges, kind_info)
+            apply_turn(work, cands[k], tb.nbr, tb.kind_edges, tb.kind_info)
             play_greedy(work, tb, weights, 0.0, no_stream)
-            K.score_all(work.edges, work.tokens, work.cells, work.pinfo, work.ctl, nbr, tables, tb.solo_min,
-                        tb.solo_points, out)
-            for p in range(players):
-                sums[k, p] += out[p, column]
+            add_final_scores(work, tb, out, sums, k, column)
+
+
+@njit(cache=True)
+def add_final_scores(work, tb, out, sums, k, column) -> None:
+    """Add each seat's final score in ``column`` of the game over on ``work`` to ``sums[k]`` (``out``:
+    int32[seats, K.NUM_CAT] scratch)."""
+    K.score_all(work.edges, work.tokens, work.cells, work.pinfo, work.ctl, tb.nbr, tb.tables, tb.solo_min,
+                tb.solo_points, out)
+    for p in range(out.shape[0]):
+        sums[k, p] += out[p, column]
 
 
 @njit(cache=True)
@@ -218,7 +226,8 @@ class TurnSearch:
     REDRAWS = True  # takes redraws=true (token redraws as candidate turns)
     GREEDY_PRESETS = True  # takes greedy=<preset> (agents.greedy.cascadia.PRESETS)
     OBJECTIVES = {"total": K.CAT_TOTAL, "base": K.CAT_BASE}  # objective=NAME: the score column maximised
-    LEARNED_MODEL = True  # takes model=<folder> (a learned linear model: the candidate order)
+    LEARNED_MODEL = True  # takes model=<folder> (a learned linear model: the candidate order; with
+    # rollout=learned also the playouts)
 
     def __init__(self, agent):
         self.agent = agent
@@ -227,17 +236,20 @@ class TurnSearch:
         self.column = self.OBJECTIVES[agent.objective]
         self._plan: list[int] = []
         self._plan_key: tuple[int, ...] | None = None
-        self.model = None if agent.model is None else linear_model(self.game, agent.model, "turn_values")
+        self.learned_playouts = agent.rollout == "learned"
+        methods = ("turn_values", "playouts") if self.learned_playouts else ("turn_values",)
+        self.model = None if agent.model is None else linear_model(self.game, agent.model, *methods)
 
     @staticmethod
     def check_options(rollout: str, max_depth: int | None, determinize_every: int, simulations: int | None,
                       ) -> None:
-        """This search always uses paired greedy playouts of whole turns; its width comes from the
-        playout budget (``simulations``, and with a time limit at most as many playouts as the
-        first one's duration says will fit)."""
-        if rollout != "greedy" or max_depth not in (None, 1) or determinize_every != 1:
+        """This search always uses paired playouts of whole turns (greedy, or with ``rollout=learned``
+        the learned model's); its width comes from the playout budget (``simulations``, and with a
+        time limit at most as many playouts as the first one's duration says will fit)."""
+        if rollout not in ("greedy", "learned") or max_depth not in (None, 1) or determinize_every != 1:
             raise ConfigError("mcts: engine=compiled for cascadia searches whole turns with greedy "
-                              "playouts: it needs rollout=greedy and no max_depth or determinize_every")
+                              "playouts: it needs rollout=greedy (or rollout=learned with model=<folder>) "
+                              "and no max_depth or determinize_every")
 
     @staticmethod
     def _key(state) -> tuple[int, ...]:
@@ -266,8 +278,11 @@ class TurnSearch:
         return int(plan[0])
 
     def _playout(self, src, det, work, cand: np.ndarray, future: np.ndarray, sums: np.ndarray) -> None:
-        """One greedy playout of the candidate turn ``cand`` (1 x 3) on the future seeded by ``future``
-        (left unchanged, so every candidate sees the same determinization), added to ``sums`` (1 x P)."""
+        """One playout of the candidate turn ``cand`` (1 x 3) on the future seeded by ``future`` (left
+        unchanged, so every candidate sees the same determinization), added to ``sums`` (1 x P)."""
+        if self.learned_playouts:
+            self.model.playouts(src, det, work, cand, 1, future.copy(), sums, self.column)
+            return
         paired_playouts(src, det, work, cand, 1, 1, future.copy(), self.game.tb, self.weights, sums,
                         self.column)
 

@@ -40,20 +40,23 @@ from experiments.common.ray_setup import init_ray
 from experiments.common.writes import copy_atomic, write_atomic
 from experiments.eval.stats import paired_comparison
 from experiments.eval.suites import load_suite
+from experiments.train.distill_config import validate_config
 
 STATE_FILE = "state.json"
 
 
 def label_chunk(game_name: str, game_options: dict[str, Any], seeds: list[int], theta: np.ndarray,
                 width: int, futures: int, preset: str, seed: int, targets: str = "playouts",
-                explore: float = 0.0) -> dict[str, np.ndarray]:
+                explore: float = 0.0, model_turns: int = 0) -> dict[str, np.ndarray]:
     """One chunk's labelled rows (runs in a Ray worker or in-process): paired-playout values of the
     top candidates, or (``targets="returns"``) the returns of the model's own exploring games."""
     game = make_game(game_name, **game_options)
     module = game_module(game_name)
     if targets == "returns":
         return module.return_games(game, np.asarray(seeds, dtype=np.int64), theta, explore, width, seed)
-    return module.label_games(game, np.asarray(seeds, dtype=np.int64), theta, width, futures, preset, seed)
+    extra = {"model_turns": model_turns} if model_turns else {}  # games without the option never see it
+    return module.label_games(game, np.asarray(seeds, dtype=np.int64), theta, width, futures, preset, seed,
+                              **extra)
 
 
 def _chunk_path(run_dir: Path, iteration: int, index: int) -> Path:
@@ -93,8 +96,8 @@ def label_iteration(config: dict[str, Any], run_dir: Path, iteration: int, theta
         else:
             results[index] = rows
     args = [(config["game"], config["game_options"], chunks[i], theta, label["width"], label["futures"],
-             label["preset"], run["seed"] * 1_000_003 + chunks[i][0], label["targets"], label["explore"])
-            for i in todo]
+             label["preset"], run["seed"] * 1_000_003 + chunks[i][0], label["targets"], label["explore"],
+             label["model_turns"]) for i in todo]
     start = time.perf_counter()
 
     def done(index: int, rows: dict[str, np.ndarray]) -> None:
@@ -249,6 +252,7 @@ def check_resumable(config: dict[str, Any], run_dir: Path) -> None:
     saved = read_state(path).get("config")
     if not isinstance(saved, dict):
         raise ConfigError(f"{str(path)!r} is corrupt (no config)")
+    saved = validate_config(saved, source=str(path))  # keys added since the run started take their defaults
     def learning(c: dict[str, Any]) -> dict[str, Any]:
         return {**c, "run": {k: v for k, v in c.get("run", {}).items() if k != "iterations"}}
 

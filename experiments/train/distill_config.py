@@ -15,6 +15,10 @@ are refused with one line naming them::
                                       # label seeds start at first_seed (never the dev or test seeds);
                                       # evaluation plays the first eval_games seeds of the dev suite
 
+``label.model_turns: N`` (Cascadia) plays the first N turns after each labelled turn with the
+labelling model itself in every seat before the greedy playout takes over, so the labels see the
+model's own replies (the other seats' next turns first) instead of greedy's.
+
 ``label.targets: returns`` makes it the afterstate learner (``train --algo afterstate``, configs in
 ``configs/afterstate/``): no playouts; the model plays its own games, exploring with probability
 ``label.explore`` among its ``width`` best candidates, and every decision's played candidate is
@@ -24,6 +28,7 @@ labelled with the points scored from it on (Monte-Carlo returns; the games that 
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import Any
 
@@ -33,12 +38,13 @@ from envs.core.textfile import read_yaml
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "label": {"games": 200, "width": 8, "futures": 8, "preset": None, "chunk_games": 10,
-              "targets": "playouts", "explore": 0.1},
+              "targets": "playouts", "explore": 0.1, "model_turns": 0},
     "run": {"iterations": 2, "seed": 0, "first_seed": 100_000, "workers": 2, "eval_games": 100},
 }
 _LIMITS: dict[str, tuple[int, int]] = {
     "label.games": (1, 100_000), "label.width": (2, 4096), "label.futures": (1, 10_000),
-    "label.chunk_games": (1, 10_000), "run.iterations": (1, 1000), "run.seed": (0, 1 << 40),
+    "label.chunk_games": (1, 10_000), "label.model_turns": (0, 1000), "run.iterations": (1, 1000),
+    "run.seed": (0, 1 << 40),
     "run.first_seed": (0, 1 << 40), "run.workers": (1, 4096), "run.eval_games": (1, 100_000),
 }
 #: label.targets: paired-playout values of the top candidates (distill), or self-play returns
@@ -92,6 +98,10 @@ def validate_config(raw: Any, source: str = "config") -> dict[str, Any]:
     if targets == "returns" and not hasattr(module, "return_games"):
         raise ConfigError(f"{source}: label.targets returns (the afterstate learner) is not available for "
                           f"{game} yet; it needs return_games in agents/learned/{game}.py")
+    takes_model_turns = "model_turns" in inspect.signature(module.label_games).parameters
+    if config["label"]["model_turns"] and not takes_model_turns:
+        raise ConfigError(f"{source}: label.model_turns (turns after the labelled one played by the model "
+                          f"before greedy) is available for cascadia only, not {game}")
     config["label"]["preset"] = preset = module.DEFAULT_PRESET if preset is None else preset
     if not isinstance(preset, str):
         raise ConfigError(f"{source}: label.preset must be a greedy preset name, got {preset!r}")

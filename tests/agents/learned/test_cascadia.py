@@ -1,15 +1,18 @@
 """The Cascadia candidate view: greedy values reproduced by greedy_theta, post-turn descriptors
-against a plain-Python recomputation, LinearPolicy plays greedy's planned turns, labelling."""
+against a plain-Python recomputation, LinearPolicy plays greedy's planned turns, labelling, and the
+compiled model playout plays LinearPolicy's games."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from agents.greedy.cascadia import CascadiaGreedyAgent, preset_weights
+from agents.greedy.cascadia import CascadiaGreedyAgent, play_greedy, preset_weights
 from agents.learned import cascadia as L
 from agents.learned import cascadia_kernels as CK
-from agents.search.turn import candidate_turns
+from agents.learned.cascadia_playouts import paired_model_playouts, play_model
+from agents.learned.model import load_model
+from agents.search.turn import apply_turn, candidate_turns, determinize_into
 from envs.cascadia import kernels as K
 from envs.core.registry import make_game
 
@@ -239,3 +242,57 @@ def test_label_games_solo():
     assert last.sum() == 2 * 3 and np.isfinite(out["target"]).all()
     played = out["target"][np.flatnonzero(last)[::3]]  # the played turn is each group's first row
     assert np.array_equal(played, out["scores"][:, 0])
+
+
+@pytest.mark.slow  # compiles the model playout (minutes on a cold numba cache)
+@pytest.mark.parametrize(("players", "folder", "seeds"),
+                         [(1, "cascadia_solo", (0, 1, 2)), (4, "cascadia_4p", (3, 4))])
+def test_the_compiled_model_playout_plays_the_linear_policys_game(players, folder, seeds):
+    """``play_model`` finishes a game exactly as :class:`LinearPolicy` plays it from Python."""
+    game = make_game("cascadia", players=players)
+    theta = load_model(f"models/{folder}")["theta"]
+    for seed in seeds:
+        policy, python_game, rng = L.LinearPolicy(game, theta), game.new_game(seed), np.random.default_rng(0)
+        while not game.is_over(python_game):
+            game.step(python_game, policy.act(python_game, game.legal_mask(python_game), rng))
+        compiled = game.new_game(seed)
+        play_model(compiled.board_args(), game.tb, theta, L._LISTING, preset_weights(L.FALLBACK_PRESET))
+        assert game.is_over(compiled)
+        assert np.array_equal(game.score_table(compiled), game.score_table(python_game))
+        assert np.array_equal(compiled.tiles, python_game.tiles) and np.array_equal(compiled.tokens,
+                                                                                    python_game.tokens)
+
+
+@pytest.mark.slow  # compiles the model playout (minutes on a cold numba cache)
+def test_model_turns_are_the_models_next_turns_then_greedy():
+    """``label.model_turns``: the model plays exactly that many turns (as :class:`LinearPolicy` would),
+    then greedy finishes each paired playout."""
+    game = make_game("cascadia", players=4)
+    theta = load_model("models/cascadia_4p")["theta"]
+    listing, fallback, greedy = L._LISTING, preset_weights(L.FALLBACK_PRESET), preset_weights("endgame")
+    state = game.new_game(8)
+    partial = state.copy()
+    play_model(partial.board_args(), game.tb, theta, listing, fallback, 3)
+    python_game, policy, rng, started = state.copy(), L.LinearPolicy(game, theta), np.random.default_rng(0), 0
+    while started < 3 or int(python_game.ctl[K.C_PHASE]) != K.PHASE_MARKET:
+        started += int(python_game.ctl[K.C_PHASE]) == K.PHASE_MARKET
+        game.step(python_game, policy.act(python_game, game.legal_mask(python_game), rng))
+    for name in ("tiles", "tokens", "market", "ctl"):
+        assert np.array_equal(getattr(partial, name), getattr(python_game, name)), name
+    cands = L.candidate_turns_and_features(game, state)[0][:2]
+    src, sums = state.board_args(), np.zeros((2, 4))
+    paired_model_playouts(src, src.copy(), src.copy(), cands, 2, 1, np.array([77], np.uint64), game.tb, theta,
+                          listing, fallback, sums, K.CAT_BASE, 3, greedy)
+    for k in range(2):
+        replay = state.copy()
+        board = replay.board_args()
+        determinize_into(state.board_args(), board, np.array([77], np.uint64))
+        apply_turn(board, cands[k], game.nbr, game.kind_edges, game.kind_info)
+        play_model(board, game.tb, theta, listing, fallback, 3)
+        play_greedy(board, game.tb, greedy, 0.0, np.zeros(1, np.uint64))
+        assert np.array_equal(sums[k], game.score_table(replay)[:, K.CAT_BASE])
+    labels = L.label_games(game, [8], theta, width=2, futures=1, preset="endgame", seed=3, model_turns=3)
+    plain = L.label_games(game, [8], theta, width=2, futures=1, preset="endgame", seed=3)
+    assert np.array_equal(labels["scores"], plain["scores"])  # the same games, labelled otherwise
+    assert np.array_equal(labels["features"], plain["features"])
+    assert not np.array_equal(labels["target"], plain["target"])

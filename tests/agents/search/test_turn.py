@@ -405,3 +405,28 @@ def test_a_learned_model_search_is_deterministic_and_refuses_other_games_models(
     assert _first_turn_played(game, state, spec) == _first_turn_played(game, state, spec)
     with pytest.raises(ConfigError, match="is a dorfromantik model"):
         make_agent("turn:simulations=8,model=models/dorfromantik", game)
+
+
+@pytest.mark.slow  # compiles the model playout (minutes on a cold numba cache)
+def test_learned_playouts_play_the_turn_then_the_model_in_every_seat():
+    """``rollout=learned``: a candidate's playout is the turn on the future's determinization, then the
+    learned model in every seat to the end (here replayed from Python by the model's own agent)."""
+    game, state = _midgame(4, 9)
+    spec = "turn:simulations=8,rollout=learned,model=models/cascadia_4p"
+    search = make_agent(spec, game)._turn_search
+    cands, _ = M.candidate_turns(game, state, search.weights)
+    for k in (0, 3):
+        src = state.board_args()
+        sums = np.zeros((1, 4))
+        search._playout(src, src.copy(), src.copy(), cands[k:k + 1], np.array([123], np.uint64), sums)
+        replay = state.copy()
+        board = replay.board_args()
+        M.determinize_into(state.board_args(), board, np.array([123], np.uint64))
+        M.apply_turn(board, cands[k], game.nbr, game.kind_edges, game.kind_info)
+        policy, rng = make_agent("learned:models/cascadia_4p", game), np.random.default_rng(0)
+        while not game.is_over(replay):
+            game.step(replay, policy.act(replay, game.legal_mask(replay), rng))
+        assert np.array_equal(sums[0], game.score_table(replay)[:, K.CAT_TOTAL])
+    assert _first_turn_played(game, state, spec) == _first_turn_played(game, state, spec)
+    with pytest.raises(ConfigError, match="give model=<folder>"):
+        make_agent("turn:simulations=8,rollout=learned", game)

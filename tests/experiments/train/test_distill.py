@@ -44,6 +44,8 @@ def tiny_config(**sections) -> dict:
     ({"run": {"first_seed": 150}}, "overlap the dev or test suite"),
     ({"game": "chess"}, "game must be one of"),
     ({"ppo": {}}, "unknown section"),
+    ({"label": {"model_turns": 3}}, "label.model_turns .* cascadia only, not cartographers"),
+    ({"label": {"model_turns": -1}}, "label.model_turns must be an integer in"),
 ])
 def test_bad_configs_fail_in_one_line(change, fragment):
     with pytest.raises(ConfigError, match=fragment):
@@ -124,6 +126,10 @@ def test_resume_refuses_a_folder_of_another_run(tmp_path):
     with pytest.raises(ConfigError, match="holds no distillation run"):
         resume_point(tmp_path / "empty")
     check_resumable(tiny_config(run={"iterations": 5}), run)  # a larger budget is the same run
+    state = json.loads((run / "state.json").read_text())  # a run from before label.model_turns existed
+    del state["config"]["label"]["model_turns"]
+    (run / "state.json").write_text(json.dumps(state))
+    check_resumable(tiny_config(run={"iterations": 1}), run)
 
 
 def test_a_lost_chunk_is_labelled_by_the_weights_that_labelled_it(tmp_path):
