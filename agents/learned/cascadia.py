@@ -53,7 +53,7 @@ from agents.greedy.cascadia import (
     turn_weights,
 )
 from agents.learned import cascadia_kernels as CK
-from agents.learned.cascadia_playouts import paired_model_playouts
+from agents.learned.cascadia_playouts import CompiledModel, paired_model_playouts
 from agents.search.turn import paired_playouts
 from envs.cascadia import kernels as K
 from envs.core.errors import ConfigError
@@ -219,9 +219,14 @@ class LinearPolicy:
         (float64[n, seats]: each seat's final score in ``column``), the game after the turn played by
         this model in every seat (:func:`agents.learned.cascadia_playouts.paired_model_playouts`;
         ``src``, ``det`` and ``work`` as for :func:`agents.search.turn.paired_playouts`)."""
-        fallback, n = self.fallback_weights, cands.shape[0]
-        paired_model_playouts(src, det, work, cands, n, futures, stream, self.game.tb, self.theta, _LISTING,
-                              fallback, sums, column, -1, fallback)
+        paired_model_playouts(src, det, work, cands, cands.shape[0], futures, stream, self.game.tb,
+                              self.compiled(), sums, column, -1)
+
+    def compiled(self, finish: np.ndarray | None = None) -> CompiledModel:
+        """This model for compiled play (``finish``: the greedy weights that end a playout after its
+        model turns; the fallback weights by default)."""
+        fallback = self.fallback_weights
+        return CompiledModel(self.theta, _LISTING, fallback, fallback if finish is None else finish)
 
     def start_turn(self, state, turns: np.ndarray, feats: np.ndarray) -> int:
         """Choose a turn among ``turns`` (with ``feats``) for the market-phase ``state``, keep its
@@ -309,11 +314,10 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
                     src = state.board_args()
                     stream = np.array([derive_seed(int(seed), f"learned/{int(game_seed)}/{decision}")],
                                       dtype=np.uint64)
-                    det, work, n, th = src.copy(), src.copy(), top.shape[0], policy.theta
+                    det, work, n = src.copy(), src.copy(), top.shape[0]
                     if model_turns:
-                        paired_model_playouts(src, det, work, cands, n, futures, stream, g.tb, th, _LISTING,
-                                              policy.fallback_weights, sums, column, model_turns,
-                                              weights)
+                        paired_model_playouts(src, det, work, cands, n, futures, stream, g.tb,
+                                              policy.compiled(weights), sums, column, model_turns)
                     else:
                         paired_playouts(src, det, work, cands, n, futures, stream, g.tb, weights, sums,
                                         column)

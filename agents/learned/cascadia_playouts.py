@@ -13,6 +13,8 @@ never offers) gets the fallback greedy move, as the Python policy does.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit
 
@@ -20,6 +22,18 @@ from agents.greedy.cascadia import greedy_on_board, own_turns_after, play_greedy
 from agents.learned import cascadia_kernels as CK
 from agents.search.turn import add_final_scores, apply_turn, copy_state, determinize_into
 from envs.cascadia import kernels as K
+
+
+class CompiledModel(NamedTuple):
+    """What compiled play needs of a linear model (float64 arrays; numba compiles the record like a
+    tuple): ``theta`` [phases, features], ``listing`` the listing presets' greedy weights [presets,
+    weights], ``fallback`` the greedy weights of decisions without candidates, and ``finish`` the
+    greedy weights that end a playout after its model turns (:func:`paired_model_playouts`)."""
+
+    theta: np.ndarray
+    listing: np.ndarray
+    fallback: np.ndarray
+    finish: np.ndarray
 
 
 @njit(cache=True)
@@ -71,10 +85,11 @@ def model_turn(b, tb, theta, listing):
 
 
 @njit(cache=True)
-def play_model(b, tb, theta, listing, fallback, turns=-1) -> None:
-    """Play on ``b`` with the linear model in every seat (fallback: greedy ``fallback``): to the end
-    of the game, or with ``turns`` >= 0 for that many turns (market decisions) at most."""
+def play_model(b, tb, model, turns=-1) -> None:
+    """Play on ``b`` with the linear ``model`` (a :class:`CompiledModel`) in every seat: to the end of
+    the game, or with ``turns`` >= 0 for that many turns (market decisions) at most."""
     nbr, kind_edges, kind_info = tb.nbr, tb.kind_edges, tb.kind_info
+    theta, listing, fallback = model.theta, model.listing, model.fallback
     played = 0
     while b.ctl[K.C_PHASE] != K.PHASE_OVER and (turns < 0 or played < turns):
         if b.ctl[K.C_PHASE] == K.PHASE_MARKET:
@@ -90,12 +105,11 @@ def play_model(b, tb, theta, listing, fallback, turns=-1) -> None:
 
 
 @njit(cache=True)
-def paired_model_playouts(st, det, work, cands, n_cands, futures, stream, tb, theta, listing, fallback, sums,
-                          column, turns, greedy) -> None:
+def paired_model_playouts(st, det, work, cands, n_cands, futures, stream, tb, model, sums, column,
+                          turns) -> None:
     """As :func:`agents.search.turn.paired_playouts`, with the game after each candidate turn played
-    by the linear model ``theta`` in every seat (``listing``: the listing presets' weights,
-    ``fallback`` the greedy weights of decisions without candidates) instead of greedy: to the end,
-    or with ``turns`` >= 0 for that many turns, then by greedy ``greedy`` to the end."""
+    by the linear ``model`` (a :class:`CompiledModel`) in every seat instead of greedy: to the end, or
+    with ``turns`` >= 0 for that many turns, then by greedy ``model.finish`` to the end."""
     out = np.zeros((st.ctl[K.C_PLAYERS], K.NUM_CAT), np.int32)
     no_stream = np.zeros(1, np.uint64)
     for _ in range(futures):
@@ -103,7 +117,7 @@ def paired_model_playouts(st, det, work, cands, n_cands, futures, stream, tb, th
         for k in range(n_cands):
             copy_state(det, work)
             apply_turn(work, cands[k], tb.nbr, tb.kind_edges, tb.kind_info)
-            play_model(work, tb, theta, listing, fallback, turns)
+            play_model(work, tb, model, turns)
             if turns >= 0:
-                play_greedy(work, tb, greedy, 0.0, no_stream)
+                play_greedy(work, tb, model.finish, 0.0, no_stream)
             add_final_scores(work, tb, out, sums, k, column)

@@ -256,7 +256,7 @@ def test_the_compiled_model_playout_plays_the_linear_policys_game(players, folde
         while not game.is_over(python_game):
             game.step(python_game, policy.act(python_game, game.legal_mask(python_game), rng))
         compiled = game.new_game(seed)
-        play_model(compiled.board_args(), game.tb, theta, L._LISTING, preset_weights(L.FALLBACK_PRESET))
+        play_model(compiled.board_args(), game.tb, L.LinearPolicy(game, theta).compiled())
         assert game.is_over(compiled)
         assert np.array_equal(game.score_table(compiled), game.score_table(python_game))
         assert np.array_equal(compiled.tiles, python_game.tiles) and np.array_equal(compiled.tokens,
@@ -269,10 +269,11 @@ def test_model_turns_are_the_models_next_turns_then_greedy():
     then greedy finishes each paired playout."""
     game = make_game("cascadia", players=4)
     theta = load_model("models/cascadia_4p")["theta"]
-    listing, fallback, greedy = L._LISTING, preset_weights(L.FALLBACK_PRESET), preset_weights("endgame")
+    greedy = preset_weights("endgame")
+    model = L.LinearPolicy(game, theta).compiled(greedy)
     state = game.new_game(8)
     partial = state.copy()
-    play_model(partial.board_args(), game.tb, theta, listing, fallback, 3)
+    play_model(partial.board_args(), game.tb, model, 3)
     python_game, policy, rng, started = state.copy(), L.LinearPolicy(game, theta), np.random.default_rng(0), 0
     while started < 3 or int(python_game.ctl[K.C_PHASE]) != K.PHASE_MARKET:
         started += int(python_game.ctl[K.C_PHASE]) == K.PHASE_MARKET
@@ -281,14 +282,14 @@ def test_model_turns_are_the_models_next_turns_then_greedy():
         assert np.array_equal(getattr(partial, name), getattr(python_game, name)), name
     cands = L.candidate_turns_and_features(game, state)[0][:2]
     src, sums = state.board_args(), np.zeros((2, 4))
-    paired_model_playouts(src, src.copy(), src.copy(), cands, 2, 1, np.array([77], np.uint64), game.tb, theta,
-                          listing, fallback, sums, K.CAT_BASE, 3, greedy)
+    paired_model_playouts(src, src.copy(), src.copy(), cands, 2, 1, np.array([77], np.uint64), game.tb, model,
+                          sums, K.CAT_BASE, 3)
     for k in range(2):
         replay = state.copy()
         board = replay.board_args()
         determinize_into(state.board_args(), board, np.array([77], np.uint64))
         apply_turn(board, cands[k], game.nbr, game.kind_edges, game.kind_info)
-        play_model(board, game.tb, theta, listing, fallback, 3)
+        play_model(board, game.tb, model, 3)
         play_greedy(board, game.tb, greedy, 0.0, np.zeros(1, np.uint64))
         assert np.array_equal(sums[k], game.score_table(replay)[:, K.CAT_BASE])
     labels = L.label_games(game, [8], theta, width=2, futures=1, preset="endgame", seed=3, model_turns=3)
