@@ -10,7 +10,8 @@ Each iteration:
    finished chunk is written to ``labels/iter_NNN/chunk_NNNN.npz`` at once (a temporary file renamed),
    so a stopped run loses at most the chunks in flight.
 2. **Fit** the weights on every label so far (:func:`agents.learned.fit.fit_theta`, shrunk toward the
-   greedy preset's weights, which are kept when no fit beats them on held-out decisions).
+   start weights: the greedy preset's, or the ``run.start`` model's; they are kept when no fit beats
+   them on held-out decisions).
 3. **Checkpoint** ``checkpoints/iter_NNN/model.json``, written in a temporary folder and renamed, and
    **evaluate** it on the first ``eval_games`` dev seeds against the greedy preset, paired by seed
    (TensorBoard scalars in the run folder, one line per iteration on the console).
@@ -161,11 +162,19 @@ def last_checkpoint(run_dir: Path) -> tuple[int, np.ndarray] | None:
     return None
 
 
-def labelling_theta(run_dir: Path, iteration: int, greedy: np.ndarray) -> np.ndarray:
+def start_theta(config: dict[str, Any]) -> np.ndarray:
+    """The weights a run starts from: the ``run.start`` model's, or the greedy preset's."""
+    start = config["run"]["start"]
+    if start is not None:
+        return load_model(start)["theta"]
+    return game_module(config["game"]).greedy_theta(config["label"]["preset"])
+
+
+def labelling_theta(run_dir: Path, iteration: int, start: np.ndarray) -> np.ndarray:
     """The weights that played ``iteration``'s labelled games: the previous iteration's checkpoint,
-    greedy's for the first."""
+    the start weights (:func:`start_theta`) for the first."""
     if iteration == 0:
-        return greedy
+        return start
     return load_model(run_dir / "checkpoints" / f"iter_{iteration - 1:03d}")["theta"]
 
 
@@ -179,7 +188,8 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
     total = iterations or config["run"]["iterations"]
     state_path = run_dir / STATE_FILE
     state: dict[str, Any] = {"iteration": -1, "evaluations": [], "best": None, "config": config}
-    theta = module.greedy_theta(preset)
+    start = start_theta(config)
+    theta = start
     if resume and state_path.is_file():
         state = read_state(state_path)
         found = last_checkpoint(run_dir)
@@ -191,7 +201,7 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
     all_rows: list[dict[str, np.ndarray]] = []
     for iteration in range(state["iteration"] + 1):  # the labels the resumed fit needs
         # a lost chunk is labelled again by the weights that labelled it the first time
-        labeller = labelling_theta(run_dir, iteration, module.greedy_theta(preset))
+        labeller = labelling_theta(run_dir, iteration, start)
         all_rows += label_iteration(config, run_dir, iteration, labeller, address, progress=False)
     greedy_scores = dev_scores(config, module.greedy_theta(preset))  # the baseline, played once
     try:
@@ -201,7 +211,7 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
             rows = {key: np.concatenate([r[key] for r in all_rows]) for key in ("group", "phase", "features",
                                                                                "target")}
             fit = fit_returns if config["label"]["targets"] == "returns" else fit_theta
-            theta, report = fit(rows, module.greedy_theta(preset), seed=config["run"]["seed"])
+            theta, report = fit(rows, start, seed=config["run"]["seed"])
             scores = compare(dev_scores(config, theta), greedy_scores)
             entry = {"iteration": iteration, "rows": report.rows, "decisions": report.decisions,
                      "ridge": report.ridge, "held_out_gain": report.held_out_gain,

@@ -19,6 +19,11 @@ are refused with one line naming them::
 labelling model itself in every seat before the greedy playout takes over, so the labels see the
 model's own replies (the other seats' next turns first) instead of greedy's.
 
+``run.start: models/<folder>`` starts from a committed model of the same game and options instead of
+the greedy preset's weights: it plays the first iteration's labelled games, and every fit is shrunk
+toward it (a fit that gains nothing on held-out decisions keeps it). The dev evaluation still
+compares against the greedy preset.
+
 ``label.targets: returns`` makes it the afterstate learner (``train --algo afterstate``, configs in
 ``configs/afterstate/``): no playouts; the model plays its own games, exploring with probability
 ``label.explore`` among its ``width`` best candidates, and every decision's played candidate is
@@ -33,13 +38,15 @@ from pathlib import Path
 from typing import Any
 
 from agents.learned import GAMES, game_module
+from agents.learned.model import load_model
 from envs.core.errors import ConfigError
 from envs.core.textfile import read_yaml
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "label": {"games": 200, "width": 8, "futures": 8, "preset": None, "chunk_games": 10,
               "targets": "playouts", "explore": 0.1, "model_turns": 0},
-    "run": {"iterations": 2, "seed": 0, "first_seed": 100_000, "workers": 2, "eval_games": 100},
+    "run": {"iterations": 2, "seed": 0, "first_seed": 100_000, "workers": 2, "eval_games": 100,
+            "start": None},
 }
 _LIMITS: dict[str, tuple[int, int]] = {
     "label.games": (1, 100_000), "label.width": (2, 4096), "label.futures": (1, 10_000),
@@ -107,12 +114,25 @@ def validate_config(raw: Any, source: str = "config") -> dict[str, Any]:
         raise ConfigError(f"{source}: label.preset must be a greedy preset name, got {preset!r}")
     module.greedy_theta(preset)  # an unknown preset fails here, naming the known ones
     run, label = config["run"], config["label"]
+    if run["start"] is not None:
+        check_start_model(run["start"], config, source)
     last = run["first_seed"] + run["iterations"] * label["games"]
     for reserved in RESERVED:
         if run["first_seed"] < reserved.stop and reserved.start < last:
             raise ConfigError(f"{source}: label seeds {run['first_seed']}-{last - 1} overlap the dev or test "
                               f"suite's seeds {reserved.start}-{reserved.stop - 1}; move run.first_seed")
     return config
+
+
+def check_start_model(start: Any, config: dict[str, Any], source: str) -> None:
+    """``run.start`` names a model folder of the config's game and game options (ConfigError otherwise)."""
+    if not isinstance(start, str) or not start:
+        raise ConfigError(f"{source}: run.start must be a model folder such as models/cascadia_4p, "
+                          f"got {start!r}")
+    model = load_model(start)  # a missing or corrupt model fails here, naming the file
+    if model["game"] != config["game"] or model["game_options"] != config["game_options"]:
+        raise ConfigError(f"{source}: run.start {start!r} is a model of {model['game']} "
+                          f"{model['game_options']}, not of {config['game']} {config['game_options']}")
 
 
 def load_config(path: str | Path) -> dict[str, Any]:

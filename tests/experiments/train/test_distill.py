@@ -12,11 +12,14 @@ import pytest
 
 from agents.base import make_agent
 from agents.learned import cartographers as L
-from agents.learned.model import save_model
+from agents.learned.fit import fit_theta
+from agents.learned.model import load_model, save_model
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
+from experiments.train import distill
 from experiments.train.distill import (
     check_resumable,
+    label_chunk,
     labelling_theta,
     last_checkpoint,
     resume_point,
@@ -25,6 +28,8 @@ from experiments.train.distill import (
 from experiments.train.distill_config import load_config, validate_config
 from tests.experiments.train.test_ppo import scalars
 from tests.paths import CONFIGS, REPO_ROOT
+
+MODELS = REPO_ROOT / "models"
 
 
 def tiny_config(**sections) -> dict:
@@ -46,6 +51,11 @@ def tiny_config(**sections) -> dict:
     ({"ppo": {}}, "unknown section"),
     ({"label": {"model_turns": 3}}, "label.model_turns .* cascadia only, not cartographers"),
     ({"label": {"model_turns": -1}}, "label.model_turns must be an integer in"),
+    ({"run": {"start": 5}}, "run.start must be a model folder"),
+    ({"run": {"start": "models/no_such_model"}}, "no model.json there"),
+    ({"run": {"start": str(MODELS / "cascadia_solo")}}, "is a model of cascadia"),
+    ({"game_options": {"players": 2}, "run": {"start": str(MODELS / "cartographers_solo")}},
+     "is a model of cartographers {'players': 1}, not of cartographers {'players': 2}"),
 ])
 def test_bad_configs_fail_in_one_line(change, fragment):
     with pytest.raises(ConfigError, match=fragment):
@@ -142,3 +152,28 @@ def test_a_lost_chunk_is_labelled_by_the_weights_that_labelled_it(tmp_path):
     assert np.array_equal(labelling_theta(tmp_path, 0, greedy), greedy)
     assert np.allclose(labelling_theta(tmp_path, 1, greedy), greedy + 1)  # model.json keeps 8 decimals
     assert np.allclose(labelling_theta(tmp_path, 3, greedy), greedy + 3)
+
+
+def test_a_run_started_from_a_model_labels_with_it_and_fits_toward_it(tmp_path, monkeypatch):
+    """``run.start``: the start model plays the first iteration's labelled games and is the fit's
+    starting point (the weights it shrinks toward), not the greedy preset."""
+    start = MODELS / "cartographers_solo"
+    config = tiny_config(label={"games": 1}, run={"iterations": 1, "start": str(start)})
+    start_weights = load_model(start)["theta"]
+    assert not np.allclose(start_weights, L.greedy_theta(config["label"]["preset"]))
+    seen = []
+
+    def recording_fit(rows, theta0, **kwargs):
+        seen.append(theta0.copy())
+        return fit_theta(rows, theta0, **kwargs)
+
+    monkeypatch.setattr(distill, "fit_theta", recording_fit)
+    run_distill(config, tmp_path, progress=False)
+    assert len(seen) == 1 and np.array_equal(seen[0], start_weights)
+    label = config["label"]
+    expected = label_chunk("cartographers", config["game_options"], [config["run"]["first_seed"]],
+                           start_weights, label["width"], label["futures"], label["preset"],
+                           config["run"]["first_seed"])
+    chunk = dict(np.load(tmp_path / "labels" / "iter_000" / "chunk_0000.npz"))
+    assert np.array_equal(chunk["features"], expected["features"])
+    assert np.array_equal(chunk["target"], expected["target"])
