@@ -41,7 +41,7 @@ from experiments.common.ray_setup import init_ray
 from experiments.common.writes import copy_atomic, write_atomic
 from experiments.eval.stats import paired_comparison
 from experiments.eval.suites import load_suite
-from experiments.train.distill_config import validate_config
+from experiments.train.distill_config import with_defaults
 
 STATE_FILE = "state.json"
 
@@ -262,7 +262,7 @@ def check_resumable(config: dict[str, Any], run_dir: Path) -> None:
     saved = read_state(path).get("config")
     if not isinstance(saved, dict):
         raise ConfigError(f"{str(path)!r} is corrupt (no config)")
-    saved = validate_config(saved, source=str(path))  # keys added since the run started take their defaults
+    saved = with_defaults(saved)  # keys added since the run started take their defaults
     def learning(c: dict[str, Any]) -> dict[str, Any]:
         return {**c, "run": {k: v for k, v in c.get("run", {}).items() if k != "iterations"}}
 

@@ -124,6 +124,16 @@ def validate_config(raw: Any, source: str = "config") -> dict[str, Any]:
     return config
 
 
+def with_defaults(raw: dict[str, Any]) -> dict[str, Any]:
+    """``raw`` with every section's missing keys filled by :data:`DEFAULTS`, nothing checked (a saved
+    run's config, compared with the config that would continue it)."""
+    filled = dict(raw)
+    for section, defaults in DEFAULTS.items():
+        given = raw.get(section)
+        filled[section] = {**defaults, **given} if isinstance(given, dict) else given
+    return filled
+
+
 def check_start_model(start: Any, config: dict[str, Any], source: str) -> None:
     """``run.start`` names a model folder of the config's game and game options (ConfigError otherwise)."""
     if not isinstance(start, str) or not start:
