@@ -299,6 +299,7 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
     for gi, game_seed in enumerate(seeds):
         state = g.new_game(int(game_seed))
         policy = LinearPolicy(g, theta, preset)
+        replies = policy.compiled(weights) if model_turns else None  # the model-turn playouts' record
         decision = 0
         while not g.is_over(state):
             if int(state.ctl[K.C_PHASE]) == K.PHASE_MARKET:
@@ -315,9 +316,9 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
                     stream = np.array([derive_seed(int(seed), f"learned/{int(game_seed)}/{decision}")],
                                       dtype=np.uint64)
                     det, work, n = src.copy(), src.copy(), top.shape[0]
-                    if model_turns:
-                        paired_model_playouts(src, det, work, cands, n, futures, stream, g.tb,
-                                              policy.compiled(weights), sums, column, model_turns)
+                    if replies is not None:
+                        paired_model_playouts(src, det, work, cands, n, futures, stream, g.tb, replies, sums,
+                                              column, model_turns)
                     else:
                         paired_playouts(src, det, work, cands, n, futures, stream, g.tb, weights, sums,
                                         column)
