@@ -36,13 +36,17 @@ def resolve_model_path(path: str) -> Path:
     raise ConfigError(f"learned: no model at {path!r}")
 
 
-def make_learned(game: Game, path: str | None = None) -> Any:
-    """Registry factory of ``learned:<folder>``: the model's own agent, checked against ``game``."""
+def make_learned(game: Game, path: str | None = None, redraw: str | None = None) -> Any:
+    """Registry factory of ``learned:<folder>``: the model's own agent, checked against ``game``.
+    ``redraw`` (Cascadia linear models only): the free three-of-a-kind redraw, ``model`` (default),
+    ``never`` or ``always`` (:class:`agents.learned.cascadia.LinearPolicy`)."""
     if not path:
         raise ConfigError("learned: give the model folder, e.g. learned:models/cartographers_solo")
     where = resolve_model_path(path)
     if where.is_dir() and not (where / MODEL_FILE).is_file() and (where / POLICY_FILE).is_file():
         where = where / POLICY_FILE
+    if redraw is not None and (game.name != "cascadia" or where.suffix == ".pt"):
+        raise ConfigError("learned: redraw= is an option of Cascadia's linear models only")
     if where.suffix == ".pt":
         from agents.learned.ppo_agent import make_ppo  # torch is optional: only PPO models need it
 
@@ -51,4 +55,6 @@ def make_learned(game: Game, path: str | None = None) -> Any:
     if model["game"] != game.name:
         raise ConfigError(f"learned: {str(where)!r} is a {model['game']} model, not {game.name}")
     module = game_module(game.name)
+    if redraw is not None:
+        return module.LinearPolicy(game, model["theta"], preset=model["preset"], redraw=str(redraw))
     return module.LinearPolicy(game, model["theta"], preset=model["preset"])

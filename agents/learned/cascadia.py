@@ -27,7 +27,12 @@ last own turn is a phase of its own, valued by the exact score change; other val
 :class:`LinearPolicy` picks a turn at the market phase and plays its tile and token actions at
 the next two decisions (the plan is kept for the turn, keyed by the state); an action of the
 plan that is not legal, or a decision without a plan, gets the greedy ``selfplay`` move.
-:func:`label_games` values the top turns of every decision by paired greedy playouts.
+Where the rules offer the free redraw of three identical tokens, ``redraw="model"`` (the default)
+takes it when the model's best turn, averaged over :data:`REDRAW_SAMPLES` redraws sampled from the
+bag's public counts on a private stream (the game's own chance stream is never read), beats its
+best turn on the market as it is; ``"never"`` (how greedy plays) and ``"always"`` are the simple rules.
+:func:`label_games` values the top turns of every decision by paired greedy playouts (its games
+play turns only, no redraws).
 """
 
 from __future__ import annotations
@@ -58,7 +63,7 @@ from agents.search.turn import paired_playouts
 from envs.cascadia import kernels as K
 from envs.core.errors import ConfigError
 from envs.core.game import Game
-from envs.core.rng import derive_seed
+from envs.core.rng import derive_seed, new_stream
 
 _ANIMALS = ("bear", "elk", "salmon", "hawk", "fox")
 _HABITATS = ("mountain", "forest", "prairie", "wetland", "river")
@@ -95,6 +100,11 @@ DEFAULT_PRESET = "endgame"
 LISTING_PRESETS = ("selfplay", "endgame", "default")
 #: the greedy preset of LinearPolicy's fallback moves
 FALLBACK_PRESET = "selfplay"
+#: LinearPolicy's choices on the free three-of-a-kind redraw (``redraw=``): the model's expected best
+#: turn over sampled redraws against its best turn now, never, or whenever the rules offer it
+REDRAW_CHOICES = ("model", "never", "always")
+#: sampled redraws per decision of ``redraw=model``
+REDRAW_SAMPLES = 16
 
 _LISTING = np.array([preset_weights(name) for name in LISTING_PRESETS])
 
@@ -189,9 +199,12 @@ class LinearPolicy:
 
     name = "learned"
 
-    def __init__(self, game: Game, theta: np.ndarray, preset: str = FALLBACK_PRESET):
+    def __init__(self, game: Game, theta: np.ndarray, preset: str = FALLBACK_PRESET, redraw: str = "model"):
         if game.name != "cascadia":
             raise ConfigError(f"learned (cascadia): wrong game {game.name!r}")
+        if redraw not in REDRAW_CHOICES:
+            raise ConfigError(f"learned (cascadia): redraw must be one of {', '.join(REDRAW_CHOICES)}, "
+                              f"got {redraw!r}")
         theta = np.asarray(theta, dtype=np.float64)
         if theta.shape != (N_PHASES, N_FEATURES):
             raise ConfigError(f"learned (cascadia): theta must be {N_PHASES} x {N_FEATURES}, "
@@ -199,8 +212,12 @@ class LinearPolicy:
         self.game = game
         self.theta = theta
         self.fallback_weights = preset_weights(preset)
+        self.redraw = redraw
         #: how often a planned action was not legal and greedy's move was played instead
         self.fallbacks = 0
+        #: free three-of-a-kind redraws offered and taken
+        self.redraws_offered = 0
+        self.redraws_taken = 0
         self._plan: list[int] = []
         self._plan_key: tuple[int, ...] | None = None
 
@@ -241,8 +258,40 @@ class LinearPolicy:
         self._plan = [int(a) for a in turn if a >= 0]
         self._plan_key = _turn_key(state)
 
+    def best_turn_value(self, state) -> float:
+        """The model's value of its best candidate turn at the market-phase ``state`` (-inf: none)."""
+        turns, feats = candidate_turns_and_features(self.game, state)
+        if not turns.shape[0]:
+            return -np.inf
+        return float((feats.astype(np.float64) @ self.theta[phase(self.game, state)]).max())
+
+    def redraw_value(self, state) -> float:
+        """The mean of :meth:`best_turn_value` over :data:`REDRAW_SAMPLES` free three-of-a-kind redraws
+        of the market-phase ``state``, each drawn from the bag's counts on its own stream derived from
+        the turn (so the same game always samples the same redraws, and the real draw stays unseen)."""
+        key = "/".join(str(v) for v in _turn_key(state))
+        total = 0.0
+        for k in range(REDRAW_SAMPLES):
+            sample = state.copy()
+            sample.rng[:] = new_stream(0, f"learned/redraw/{key}/{k}")
+            self.game.step(sample, K.A_THREE)
+            total += self.best_turn_value(sample)
+        return total / REDRAW_SAMPLES
+
+    def wants_redraw(self, state, legal_mask: np.ndarray) -> bool:
+        """Whether to take the free three-of-a-kind redraw now (``redraw``; False where not legal)."""
+        if self.redraw == "never" or not legal_mask[K.A_THREE]:
+            return False
+        self.redraws_offered += 1
+        take = self.redraw == "always" or self.redraw_value(state) > self.best_turn_value(state)
+        self.redraws_taken += int(take)
+        return take
+
     def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
         if int(state.ctl[K.C_PHASE]) == K.PHASE_MARKET:
+            if self.wants_redraw(state, legal_mask):
+                self._plan = []
+                return K.A_THREE
             turns, feats = candidate_turns_and_features(self.game, state)
             self._plan = []
             if turns.shape[0]:

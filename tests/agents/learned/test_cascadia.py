@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.base import make_agent
 from agents.greedy.cascadia import CascadiaGreedyAgent, play_greedy, preset_weights
 from agents.learned import cascadia as L
 from agents.learned import cascadia_kernels as CK
@@ -14,6 +15,7 @@ from agents.learned.cascadia_playouts import paired_model_playouts, play_model
 from agents.learned.model import load_model
 from agents.search.turn import apply_turn, candidate_turns, determinize_into
 from envs.cascadia import kernels as K
+from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 
 
@@ -205,7 +207,7 @@ def test_linear_policy_plays_greedys_turns(players):
     game = make_game("cascadia", players=players)
     gaps = []
     for seed in range(3):
-        policy = L.LinearPolicy(game, L.greedy_theta("selfplay"))
+        policy = L.LinearPolicy(game, L.greedy_theta("selfplay"), redraw="never")
         assert policy.name == "learned"
         mine = _play(game, policy, seed)
         assert policy.fallbacks == 0
@@ -224,7 +226,7 @@ def test_label_games_tiny_settings():
     assert np.array_equal(np.unique(out["group"]), np.arange(80))
     assert set(out["phase"].tolist()) == {0, 1, 2} and np.isfinite(out["target"]).all()
     assert out["scores"].shape == (1, 4)
-    assert np.array_equal(out["scores"][0], _play(game, L.LinearPolicy(game, theta), 3))
+    assert np.array_equal(out["scores"][0], _play(game, L.LinearPolicy(game, theta, redraw="never"), 3))
     again = L.label_games(game, [3], theta, width=2, futures=2, preset="selfplay", seed=7)
     for key in out:
         assert np.array_equal(out[key], again[key])
@@ -252,7 +254,8 @@ def test_the_compiled_model_playout_plays_the_linear_policys_game(players, folde
     game = make_game("cascadia", players=players)
     theta = load_model(f"models/{folder}")["theta"]
     for seed in seeds:
-        policy, python_game, rng = L.LinearPolicy(game, theta), game.new_game(seed), np.random.default_rng(0)
+        policy = L.LinearPolicy(game, theta, redraw="never")
+        python_game, rng = game.new_game(seed), np.random.default_rng(0)
         while not game.is_over(python_game):
             game.step(python_game, policy.act(python_game, game.legal_mask(python_game), rng))
         compiled = game.new_game(seed)
@@ -274,7 +277,8 @@ def test_model_turns_are_the_models_next_turns_then_greedy():
     state = game.new_game(8)
     partial = state.copy()
     play_model(partial.board_args(), game.tb, model, 3)
-    python_game, policy, rng, started = state.copy(), L.LinearPolicy(game, theta), np.random.default_rng(0), 0
+    policy = L.LinearPolicy(game, theta, redraw="never")
+    python_game, rng, started = state.copy(), np.random.default_rng(0), 0
     while started < 3 or int(python_game.ctl[K.C_PHASE]) != K.PHASE_MARKET:
         started += int(python_game.ctl[K.C_PHASE]) == K.PHASE_MARKET
         game.step(python_game, policy.act(python_game, game.legal_mask(python_game), rng))
@@ -297,3 +301,68 @@ def test_model_turns_are_the_models_next_turns_then_greedy():
     assert np.array_equal(labels["scores"], plain["scores"])  # the same games, labelled otherwise
     assert np.array_equal(labels["features"], plain["features"])
     assert not np.array_equal(labels["target"], plain["target"])
+
+
+def _three_of_a_kind_offers(players: int, seeds) -> tuple:
+    """(game, market-phase states where the free three-of-a-kind redraw is legal) of greedy games."""
+    game, starts = _turn_starts(players, seeds)
+    return game, [s for s in starts if game.legal_mask(s)[K.A_THREE]]
+
+
+def test_redraw_choices_and_bad_values():
+    game, offers = _three_of_a_kind_offers(4, range(3))
+    assert len(offers) >= 5
+    theta = load_model("models/cascadia_4p")["theta"]
+    never, always = L.LinearPolicy(game, theta, redraw="never"), L.LinearPolicy(game, theta, redraw="always")
+    rng = np.random.default_rng(0)
+    for state in offers:
+        mask = game.legal_mask(state)
+        assert never.act(state, mask, rng) != K.A_THREE
+        assert always.act(state, mask, rng) == K.A_THREE
+    assert always.redraws_offered == always.redraws_taken == len(offers) and never.redraws_offered == 0
+    with pytest.raises(ConfigError, match="redraw must be one of"):
+        L.LinearPolicy(game, theta, redraw="sometimes")
+    with pytest.raises(ConfigError, match="Cascadia's linear models only"):
+        make_agent("learned:models/cartographers_solo,redraw=never", make_game("cartographers"))
+    agent = make_agent("learned:models/cascadia_4p,redraw=always", game)
+    assert agent.redraw == "always" and make_agent("learned:models/cascadia_4p", game).redraw == "model"
+
+
+def test_the_model_redraw_samples_the_bag_not_the_real_draw():
+    """``redraw=model`` decides the same whatever the game's chance stream holds, the same every time."""
+    game, offers = _three_of_a_kind_offers(4, range(3))
+    policy = L.LinearPolicy(game, load_model("models/cascadia_4p")["theta"])
+    for state in offers:
+        value = policy.redraw_value(state)
+        other = state.copy()
+        other.rng[:] = np.uint64(12345)
+        assert policy.redraw_value(other) == value and policy.redraw_value(state) == value
+        assert np.isfinite(value)
+    taken = [policy.wants_redraw(s, game.legal_mask(s)) for s in offers]
+    assert policy.redraws_offered == len(offers) and policy.redraws_taken == sum(taken)
+
+
+def test_the_model_redraw_compares_the_expected_best_turn_with_the_best_turn_now():
+    """A model that values only tokens of the animal shown three times never redraws them; one that
+    values only an animal the market lacks (and the seat has room for) expects no loss from a redraw
+    and takes it in most such offers (greedy's token plan may still return a drawn token)."""
+    game, offers = _three_of_a_kind_offers(1, range(12))
+    lacking_offers, lacking_taken = 0, 0
+    for state in offers:
+        shown = state.market[1]
+        three = int(np.bincount(shown[shown >= 0], minlength=5).argmax())
+        likes_three = np.zeros((L.N_PHASES, L.N_FEATURES))
+        likes_three[:, CK.F_TOKENS + three] = 1.0
+        assert not L.LinearPolicy(game, likes_three).wants_redraw(state, game.legal_mask(state))
+        turns, feats = L.candidate_turns_and_features(game, state)
+        for lacking in range(5):
+            room = feats[:, CK.F_EMPTY_SPOTS + lacking].min() > 0  # an empty hex takes it after any turn
+            if lacking in shown or state.bag[lacking] < 3 or not room:
+                continue
+            likes_lacking = np.zeros((L.N_PHASES, L.N_FEATURES))
+            likes_lacking[:, CK.F_TOKENS + lacking] = 1.0
+            policy = L.LinearPolicy(game, likes_lacking)
+            assert policy.redraw_value(state) >= policy.best_turn_value(state)
+            lacking_offers += 1
+            lacking_taken += policy.wants_redraw(state, game.legal_mask(state))
+    assert len(offers) >= 3 and lacking_offers >= 3 and lacking_taken >= 0.75 * lacking_offers
