@@ -54,6 +54,8 @@ def _mcts_label(options: dict[str, Any]) -> str:
         parts.append("halving")
     if str(options.get("redraws", "false")).lower() == "true":
         parts.append("redraws")
+    if str(options.get("free_redraw", "false")).lower() == "true":
+        parts.append("free redraw")
     if options.get("horizon") is not None:
         parts.append(f"horizon {options['horizon']}")
     if str(options.get("objective", "total")) != "total":

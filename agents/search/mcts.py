@@ -65,6 +65,8 @@ Dorfromantik ``selfplay``, agents/greedy/cascadia.py and agents/greedy/dorfroman
 ``redraws=true`` (the Cascadia turn search): the free three-of-a-kind redraw and, with a nature token,
 the redraw of all four tokens are compared as candidates too (the redraw, then the greedy turn on the
 new tokens, then greedy playouts); a chosen redraw is played and the turn searched again.
+``free_redraw=true`` (the Cascadia turn search): the free three-of-a-kind redraw is taken whenever the
+rules offer it, before the turn is searched (no greedy preset takes it; it pays greedy and the search).
 ``objective=base`` (the Cascadia turn search): playouts and the exact last turn value a turn by the
 acting seat's base score (wildlife, habitats and nature tokens) instead of its total (which adds
 the habitat majority bonuses).
@@ -156,7 +158,8 @@ class MCTSAgent:
                  value: str | None = None, value_weight: float | None = None, c_puct: float | None = None,
                  noise: float | None = None, batch: int | None = None, exact_tiles: Any = None,
                  halving: bool = False, greedy: str = "default", horizon: Any = None,
-                 redraws: bool = False, objective: str = "total", model: str | None = None):
+                 redraws: bool = False, objective: str = "total", model: str | None = None,
+                 free_redraw: bool = False):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -225,6 +228,12 @@ class MCTSAgent:
             raise ConfigError("mcts: redraws=true (token redraws as candidate turns) is an option of the "
                               "compiled cascadia turn search (engine=compiled)")
         self.redraws = redraws
+        if not isinstance(free_redraw, bool):
+            raise ConfigError(f"mcts: free_redraw must be true or false, got {free_redraw!r}")
+        if free_redraw and not getattr(turn_search, "REDRAWS", False):
+            raise ConfigError("mcts: free_redraw=true (take the free three-of-a-kind redraw whenever "
+                              "offered) is an option of the compiled cascadia turn search (engine=compiled)")
+        self.free_redraw = free_redraw
         objectives = getattr(turn_search, "OBJECTIVES", None)
         if objective != "total" and objectives is None:
             raise ConfigError("mcts: objective=<score> (the score the playouts maximise) is an option of the "

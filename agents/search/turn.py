@@ -16,7 +16,8 @@ this search acts on whole turns. At the first decision of a turn it
    ``redraws=true`` the free three-of-a-kind redraw and the nature-token redraw of all four
    tokens are added where legal (:func:`redraw_turns`): a redraw's playouts draw the new tokens
    from the determinized bag and go on with the greedy turn; a chosen redraw is played and the
-   turn is searched again on the tokens it revealed;
+   turn is searched again on the tokens it revealed; with ``free_redraw=true`` the free
+   three-of-a-kind redraw is simply taken whenever offered, and the turn searched on the new tokens;
 3. simulates every candidate on the same sampled futures (paired: the f-th playout of every
    candidate sees the f-th determinization), each time playing the turn and then the whole rest
    of the game with the compiled greedy policy for every seat (``play_greedy``), and backs up the
@@ -272,6 +273,8 @@ class TurnSearch:
         legal = np.flatnonzero(legal_mask)
         if legal.size == 1:
             return forced_choice(self.agent, int(legal[0]))
+        if self.agent.free_redraw and legal_mask[K.A_THREE]:  # the turn is searched on the new tokens
+            return forced_choice(self.agent, K.A_THREE)
         plan = self._search(state, legal_mask, rng)
         self._plan = [int(a) for a in plan[1:] if a >= 0]
         self._plan_key = key

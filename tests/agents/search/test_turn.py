@@ -307,6 +307,26 @@ def test_redraws_are_compared_beside_the_widened_turns():
             assert stats["visits"][K.A_THREE] >= 1  # played on the same paired futures
 
 
+def test_free_redraw_takes_the_three_of_a_kind_redraw_then_searches_the_new_tokens():
+    game, state = _three_of_a_kind_turn(4, 2)
+    agent = make_agent(SPEC + ",free_redraw=true", game)
+    rng = np.random.default_rng(3)
+    assert agent.act(state, game.legal_mask(state), rng) == K.A_THREE
+    assert agent.last_stats["forced"]
+    game.step(state, K.A_THREE)
+    mask = game.legal_mask(state)
+    assert not mask[K.A_THREE] and int(state.ctl[K.C_PHASE]) == K.PHASE_MARKET
+    action = agent.act(state, mask, rng)  # the turn is searched on the redrawn tokens
+    assert mask[action] and action != K.A_THREE and agent.last_stats["simulations"] > 0
+    plain = make_agent(SPEC, game)
+    _, other = _three_of_a_kind_turn(4, 2)
+    assert plain.act(other, game.legal_mask(other), np.random.default_rng(3)) != K.A_THREE
+    with pytest.raises(ConfigError, match="free_redraw must be true or false"):
+        make_agent(SPEC + ",free_redraw=often", game)
+    with pytest.raises(ConfigError, match="compiled cascadia turn search"):
+        make_agent("mcts:simulations=8,free_redraw=true", game)
+
+
 def test_a_redraw_playout_draws_from_the_determinized_bag_then_plays_the_turn():
     game, state = _three_of_a_kind_turn(4, 3)
     src = state.board_args()
