@@ -216,24 +216,15 @@ class MCTSAgent:
         if exact_tiles is not None and not getattr(turn_search, "EXACT_ENDGAME", False):
             raise ConfigError("mcts: exact_tiles is an option of the compiled Dorfromantik search "
                               "(engine=compiled)")
-        if not isinstance(halving, bool):
-            raise ConfigError(f"mcts: halving must be true or false, got {halving!r}")
-        if halving and not getattr(turn_search, "HALVING", False):
-            raise ConfigError("mcts: halving=true (sequential halving) is an option of the compiled turn "
-                              "searches of cascadia and cartographers (engine=compiled)")
-        self.halving = halving
-        if not isinstance(redraws, bool):
-            raise ConfigError(f"mcts: redraws must be true or false, got {redraws!r}")
-        if redraws and not getattr(turn_search, "REDRAWS", False):
-            raise ConfigError("mcts: redraws=true (token redraws as candidate turns) is an option of the "
-                              "compiled cascadia turn search (engine=compiled)")
-        self.redraws = redraws
-        if not isinstance(free_redraw, bool):
-            raise ConfigError(f"mcts: free_redraw must be true or false, got {free_redraw!r}")
-        if free_redraw and not getattr(turn_search, "REDRAWS", False):
-            raise ConfigError("mcts: free_redraw=true (take the free three-of-a-kind redraw whenever "
-                              "offered) is an option of the compiled cascadia turn search (engine=compiled)")
-        self.free_redraw = free_redraw
+        self.halving = _switch("halving", halving, turn_search, "HALVING",
+                               "halving=true (sequential halving) is an option of the compiled turn searches "
+                               "of cascadia and cartographers")
+        self.redraws = _switch("redraws", redraws, turn_search, "REDRAWS",
+                               "redraws=true (token redraws as candidate turns) is an option of the compiled "
+                               "cascadia turn search")
+        self.free_redraw = _switch("free_redraw", free_redraw, turn_search, "REDRAWS",
+                                   "free_redraw=true (take the free three-of-a-kind redraw whenever offered) "
+                                   "is an option of the compiled cascadia turn search")
         objectives = getattr(turn_search, "OBJECTIVES", None)
         if objective != "total" and objectives is None:
             raise ConfigError("mcts: objective=<score> (the score the playouts maximise) is an option of the "
@@ -546,6 +537,16 @@ def _puct_search(game: Game, value: str, prior: str, simulations: int | None, ti
                       value_weight=1.0 if value_weight is None else value_weight, rollout=rollout,
                       noise=0.0 if noise is None else noise, seed_offset=seed_offset,
                       batch=1 if batch is None else batch)
+
+
+def _switch(name: str, value: Any, turn_search: Any, flag: str, where: str) -> bool:
+    """A true/false option of the compiled searches: ConfigError unless ``value`` is a bool, and when
+    it is true but ``turn_search`` lacks ``flag`` (``where`` says which searches take it)."""
+    if not isinstance(value, bool):
+        raise ConfigError(f"mcts: {name} must be true or false, got {value!r}")
+    if value and not getattr(turn_search, flag, False):
+        raise ConfigError(f"mcts: {where} (engine=compiled)")
+    return value
 
 
 def _parse_horizon(horizon: Any, turn_search: Any) -> int | None:
