@@ -443,7 +443,7 @@ def test_learned_playouts_play_the_turn_then_the_model_in_every_seat():
         board = replay.board_args()
         M.determinize_into(state.board_args(), board, np.array([123], np.uint64))
         M.apply_turn(board, cands[k], game.nbr, game.kind_edges, game.kind_info)
-        policy, rng = make_agent("learned:models/cascadia_4p", game), np.random.default_rng(0)
+        policy, rng = make_agent("learned:models/cascadia_4p,redraw=never", game), np.random.default_rng(0)
         while not game.is_over(replay):
             game.step(replay, policy.act(replay, game.legal_mask(replay), rng))
         assert np.array_equal(sums[0], game.score_table(replay)[:, K.CAT_TOTAL])
