@@ -55,6 +55,5 @@ def make_learned(game: Game, path: str | None = None, redraw: str | None = None)
     if model["game"] != game.name:
         raise ConfigError(f"learned: {str(where)!r} is a {model['game']} model, not {game.name}")
     module = game_module(game.name)
-    if redraw is not None:
-        return module.LinearPolicy(game, model["theta"], preset=model["preset"], redraw=str(redraw))
-    return module.LinearPolicy(game, model["theta"], preset=model["preset"])
+    options = {} if redraw is None else {"redraw": str(redraw)}
+    return module.LinearPolicy(game, model["theta"], preset=model["preset"], **options)

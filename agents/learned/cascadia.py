@@ -258,10 +258,12 @@ class LinearPolicy:
         self._plan = [int(a) for a in turn if a >= 0]
         self._plan_key = _turn_key(state)
 
-    def best_turn_value(self, state) -> float:
-        """The model's value of its best candidate turn at the market-phase ``state`` (-inf: none)."""
-        turns, feats = candidate_turns_and_features(self.game, state)
-        if not turns.shape[0]:
+    def best_turn_value(self, state, feats: np.ndarray | None = None) -> float:
+        """The model's value of its best candidate turn at the market-phase ``state`` (-inf: none);
+        ``feats``: the state's candidate features when already listed."""
+        if feats is None:
+            feats = candidate_turns_and_features(self.game, state)[1]
+        if not feats.shape[0]:
             return -np.inf
         return float((feats.astype(np.float64) @ self.theta[phase(self.game, state)]).max())
 
@@ -278,22 +280,22 @@ class LinearPolicy:
             total += self.best_turn_value(sample)
         return total / REDRAW_SAMPLES
 
-    def wants_redraw(self, state, legal_mask: np.ndarray) -> bool:
-        """Whether to take the free three-of-a-kind redraw now (``redraw``; False where not legal)."""
+    def wants_redraw(self, state, legal_mask: np.ndarray, feats: np.ndarray | None = None) -> bool:
+        """Whether to take the free three-of-a-kind redraw now (``redraw``; False where not legal);
+        ``feats``: the state's candidate features when already listed."""
         if self.redraw == "never" or not legal_mask[K.A_THREE]:
             return False
         self.redraws_offered += 1
-        take = self.redraw == "always" or self.redraw_value(state) > self.best_turn_value(state)
+        take = self.redraw == "always" or self.redraw_value(state) > self.best_turn_value(state, feats)
         self.redraws_taken += int(take)
         return take
 
     def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
         if int(state.ctl[K.C_PHASE]) == K.PHASE_MARKET:
-            if self.wants_redraw(state, legal_mask):
-                self._plan = []
-                return K.A_THREE
             turns, feats = candidate_turns_and_features(self.game, state)
             self._plan = []
+            if self.wants_redraw(state, legal_mask, feats):
+                return K.A_THREE
             if turns.shape[0]:
                 self.start_turn(state, turns, feats)
         return self.planned_action(state, legal_mask)
