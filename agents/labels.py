@@ -56,6 +56,8 @@ def _mcts_label(options: dict[str, Any]) -> str:
         parts.append("redraws")
     if str(options.get("free_redraw", "false")).lower() == "true":
         parts.append("free redraw")
+    if str(options.get("playout_redraw", "false")).lower() == "true":
+        parts.append("redrawing playouts")
     if options.get("horizon") is not None:
         parts.append(f"horizon {options['horizon']}")
     if str(options.get("objective", "total")) != "total":

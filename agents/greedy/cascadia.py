@@ -26,7 +26,8 @@ every matching empty hex (or the bag) for the token, scored with the incremental
 defaults; ``meeplelab tune-greedy`` reproduces it. ``preset=endgame`` is ``selfplay`` with
 ``endgame_turns`` 1. Their measured gains are in docs/search.md. Single options override a preset.
 
-The free three-token redraw and the nature-token redraws are never used. The agent is
+``free_redraw`` 1 (0 by default and in every preset) takes the free three-of-a-kind redraw whenever
+the rules offer it, before the turn is chosen; the nature-token redraws are never used. The agent is
 deterministic: ``rng`` only breaks exact ties (it is not used; the first best wins).
 """
 
@@ -55,6 +56,7 @@ DEFAULT_WEIGHTS: dict[str, float] = {
     "nature_cost": 1.4,
     "nature_gain": 1.3,
     "endgame_turns": 0.0,
+    "free_redraw": 0.0,
 }
 #: tuned for self-play: coordinate search (x0, x0.5, x1.5, x2 per weight, two rounds) on 4-player
 #: greedy games in all seats, seeds 0-999, mean base score (see :data:`PRESETS`)
@@ -66,7 +68,7 @@ PRESETS: dict[str, dict[str, float]] = {"default": DEFAULT_WEIGHTS, "selfplay": 
                                         "endgame": ENDGAME_WEIGHTS}
 W_NAMES = tuple(DEFAULT_WEIGHTS)
 (BEAR_SINGLE, ELK_LINE, SALMON_RUN, FOX_ROOM, HAWK_ROOM, EDGE_MATCH, OPEN_SPOT, NATURE_COST, NATURE_GAIN,
- ENDGAME_TURNS) = range(10)
+ ENDGAME_TURNS, FREE_REDRAW) = range(11)
 
 
 @njit(cache=True)
@@ -93,7 +95,20 @@ def turn_weights(weights, ctl):
     out[NATURE_COST] += 1.0 - scale
     out[NATURE_GAIN] += 1.0 - scale
     out[ENDGAME_TURNS] = horizon
+    if weights.shape[0] > FREE_REDRAW:
+        out[FREE_REDRAW] = weights[FREE_REDRAW]
     return out
+
+
+@njit(cache=True, inline="always")
+def takes_free_redraw(board, weights) -> bool:
+    """Whether the seat to move takes the free three-of-a-kind redraw now: ``free_redraw`` > 0 and
+    the rules offer it (:func:`envs.cascadia.kernels.market_options`). Weight vectors saved before
+    the weight existed (10 entries) never take it."""
+    if weights.shape[0] <= FREE_REDRAW or weights[FREE_REDRAW] <= 0.0:
+        return False
+    three = K.market_options(board.pinfo, board.market, board.bag, board.ctl)[5]
+    return three == 1
 
 
 @njit(cache=True)
@@ -579,6 +594,8 @@ def greedy_on_board(board, tb, weights) -> int:
     supply = ctl[K.C_SUPPLY]
     phase = ctl[K.C_PHASE]
     if phase == K.PHASE_MARKET:
+        if takes_free_redraw(board, weights):
+            return K.A_THREE
         return choose_market(p, board, tb, supply, weights)
     if phase == K.PHASE_TILE:
         _, tile_a, _ = plan_turn(p, ctl[K.C_HAND_TILE], ctl[K.C_HAND_TOKEN], board, tb, supply, weights)
@@ -610,6 +627,8 @@ def play_greedy(board, tb, weights, epsilon, agent_rng) -> int:
                 tiles, tokens, cells, flist, pinfo, market, bag, ctl, kind_info, agent_rng, out
             )
             planned_tile = -1
+        elif phase == K.PHASE_MARKET and takes_free_redraw(board, weights):
+            a = K.A_THREE
         elif phase == K.PHASE_MARKET:
             supply_planned = ctl[K.C_SUPPLY]
             a, planned_tile = choose_market_planned(ctl[K.C_CUR], board, tb, supply_planned,

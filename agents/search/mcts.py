@@ -67,6 +67,8 @@ the redraw of all four tokens are compared as candidates too (the redraw, then t
 new tokens, then greedy playouts); a chosen redraw is played and the turn searched again.
 ``free_redraw=true`` (the Cascadia turn search): the free three-of-a-kind redraw is taken whenever the
 rules offer it, before the turn is searched (no greedy preset takes it; it pays greedy and the search).
+``playout_redraw=true`` (the Cascadia turn search): every seat of the playouts takes it too (greedy's
+``free_redraw`` weight).
 ``objective=base`` (the Cascadia turn search): playouts and the exact last turn value a turn by the
 acting seat's base score (wildlife, habitats and nature tokens) instead of its total (which adds
 the habitat majority bonuses).
@@ -159,7 +161,7 @@ class MCTSAgent:
                  noise: float | None = None, batch: int | None = None, exact_tiles: Any = None,
                  halving: bool = False, greedy: str = "default", horizon: Any = None,
                  redraws: bool = False, objective: str = "total", model: str | None = None,
-                 free_redraw: bool = False):
+                 free_redraw: bool = False, playout_redraw: bool = False):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -225,6 +227,10 @@ class MCTSAgent:
         self.free_redraw = _switch("free_redraw", free_redraw, turn_search, "REDRAWS",
                                    "free_redraw=true (take the free three-of-a-kind redraw whenever offered) "
                                    "is an option of the compiled cascadia turn search")
+        self.playout_redraw = _switch("playout_redraw", playout_redraw, turn_search, "REDRAWS",
+                                      "playout_redraw=true (every seat of the playouts takes the free "
+                                      "three-of-a-kind redraw) is an option of the compiled cascadia turn "
+                                      "search")
         objectives = getattr(turn_search, "OBJECTIVES", None)
         if objective != "total" and objectives is None:
             raise ConfigError("mcts: objective=<score> (the score the playouts maximise) is an option of the "

@@ -18,6 +18,7 @@ this search acts on whole turns. At the first decision of a turn it
    from the determinized bag and go on with the greedy turn; a chosen redraw is played and the
    turn is searched again on the tokens it revealed; with ``free_redraw=true`` the free
    three-of-a-kind redraw is simply taken whenever offered, and the turn searched on the new tokens;
+   with ``playout_redraw=true`` every seat of the greedy playouts takes it too;
 3. simulates every candidate on the same sampled futures (paired: the f-th playout of every
    candidate sees the f-th determinization), each time playing the turn and then the whole rest
    of the game with the compiled greedy policy for every seat (``play_greedy``), and backs up the
@@ -58,6 +59,7 @@ from numba import njit
 
 from agents.explain import forced_choice, record_search
 from agents.greedy.cascadia import (
+    FREE_REDRAW,
     NATURE_COST,
     plan_turn,
     play_greedy,
@@ -234,6 +236,8 @@ class TurnSearch:
         self.agent = agent
         self.game = agent.game
         self.weights = preset_weights(agent.greedy)  # candidate ranking and playouts
+        if agent.playout_redraw:  # every seat of the greedy playouts takes the free redraw
+            self.weights[FREE_REDRAW] = 1.0
         self.column = self.OBJECTIVES[agent.objective]
         self._plan: list[int] = []
         self._plan_key: tuple[int, ...] | None = None

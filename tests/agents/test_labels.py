@@ -24,6 +24,8 @@ from envs.core.registry import make_game
      "mcts(768, greedy selfplay, compiled, halving, redraws)"),
     ("mcts:engine=compiled,rollout=greedy,simulations=512,halving=true,free_redraw=true",
      "mcts(512, greedy, compiled, halving, free redraw)"),
+    ("mcts:engine=compiled,rollout=greedy,simulations=512,free_redraw=true,playout_redraw=true",
+     "mcts(512, greedy, compiled, free redraw, redrawing playouts)"),
     ("mcts:engine=compiled,rollout=greedy,simulations=768,halving=true,greedy=selfplay,objective=base",
      "mcts(768, greedy selfplay, compiled, halving, base objective)"),
     ("mcts:simulations=4", "mcts(4, random)"),

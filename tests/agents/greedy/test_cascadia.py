@@ -237,6 +237,9 @@ def test_compiled_greedy_playout_reuses_the_market_plan_and_plays_exactly_the_gr
                 weights = weights.copy()
                 weights[W_NAMES.index("nature_cost")] = -1.0
                 weights[W_NAMES.index("nature_gain")] = 5.0
+            if seed % 2:  # every seat takes the free three-of-a-kind redraw
+                weights = weights.copy()
+                weights[W_NAMES.index("free_redraw")] = 1.0
             steps = play_greedy(fast.board_args(), game.tb, weights, epsilon,
                                 np.array([seed], dtype=np.uint64))
             assert steps == play_greedy_step_by_step(game, slow, weights, epsilon,
@@ -245,6 +248,37 @@ def test_compiled_greedy_playout_reuses_the_market_plan_and_plays_exactly_the_gr
                 np.testing.assert_array_equal(a, b)
             games += 1
     assert games == 32
+
+
+def test_free_redraw_weight_takes_the_three_of_a_kind_redraw_exactly_when_offered():
+    """``free_redraw=1`` plays the free redraw at every market decision that offers it (the last
+    turn included) and nothing else changes; the presets and 10-entry weight vectors saved before
+    the weight existed never take it."""
+    from agents.greedy.cascadia import FREE_REDRAW, greedy_action, turn_weights
+    from envs.cascadia import kernels as K
+
+    game = CascadiaGame(players=4)
+    taker = CascadiaGreedyAgent(game, preset="endgame", free_redraw=1)
+    plain = CascadiaGreedyAgent(game, preset="endgame")
+    old = preset_weights("endgame")[:FREE_REDRAW]
+    offered = 0
+    for seed in range(6):
+        s = game.new_game(seed)
+        rng = np.random.default_rng(seed)
+        while not game.is_over(s):
+            mask = game.legal_mask(s)
+            action = taker.act(s, mask, rng)
+            if int(s.ctl[K.C_PHASE]) == K.PHASE_MARKET:
+                assert (action == K.A_THREE) == bool(mask[K.A_THREE])
+                assert plain.act(s, mask, rng) != K.A_THREE
+                assert greedy_action(*s.board_args(), game.tb, old) != K.A_THREE
+                offered += int(mask[K.A_THREE])
+            game.step(s, action)
+    assert offered >= 20
+    ctl = np.zeros(K.NUM_CTL, np.int32)
+    ctl[K.C_PLAYERS] = 4  # no turn after this one: the look-ahead weights are 0, the redraw stays
+    assert turn_weights(taker.weights, ctl)[FREE_REDRAW] == 1.0
+    assert turn_weights(taker.weights, ctl)[W_NAMES.index("bear_single")] == 0.0
 
 
 def test_labelled_corridor_gain_equals_the_flooding_kernel_for_every_placement():

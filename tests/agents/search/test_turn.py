@@ -7,7 +7,13 @@ import numpy as np
 import pytest
 
 from agents.base import make_agent
-from agents.greedy.cascadia import DEFAULT_WEIGHTS, CascadiaGreedyAgent, play_greedy, preset_weights
+from agents.greedy.cascadia import (
+    DEFAULT_WEIGHTS,
+    FREE_REDRAW,
+    CascadiaGreedyAgent,
+    play_greedy,
+    preset_weights,
+)
 from agents.search import turn as M
 from envs.cascadia import kernels as K
 from envs.core.errors import ConfigError
@@ -325,6 +331,28 @@ def test_free_redraw_takes_the_three_of_a_kind_redraw_then_searches_the_new_toke
         make_agent(SPEC + ",free_redraw=often", game)
     with pytest.raises(ConfigError, match="compiled cascadia turn search"):
         make_agent("mcts:simulations=8,free_redraw=true", game)
+
+
+def test_playout_redraw_makes_every_seat_of_the_playouts_take_the_free_redraw():
+    game, state = _midgame(4, 11)
+    search = make_agent(SPEC + ",playout_redraw=true", game)._turn_search
+    taking = WEIGHTS.copy()
+    taking[FREE_REDRAW] = 1.0
+    np.testing.assert_array_equal(search.weights, taking)
+    cands, _ = M.candidate_turns(game, state, WEIGHTS)
+    differs = 0
+    for future in range(6):
+        sums = np.zeros((1, 4))
+        scratch = [state.board_args().copy() for _ in range(2)]
+        search._playout(state.board_args(), *scratch, cands[:1], np.array([future], np.uint64), sums)
+        assert np.array_equal(sums[0], _playout_totals(game, state, cands[0], future, taking))
+        differs += not np.array_equal(sums[0], _playout_totals(game, state, cands[0], future, WEIGHTS))
+    assert differs > 0  # some playouts meet a three-of-a-kind market and go another way
+    assert make_agent(SPEC, game)._turn_search.weights[FREE_REDRAW] == 0.0
+    with pytest.raises(ConfigError, match="playout_redraw must be true or false"):
+        make_agent(SPEC + ",playout_redraw=1.5", game)
+    with pytest.raises(ConfigError, match="compiled cascadia turn search"):
+        make_agent("mcts:simulations=8,playout_redraw=true", game)
 
 
 def test_a_redraw_playout_draws_from_the_determinized_bag_then_plays_the_turn():
