@@ -33,8 +33,6 @@ def pop_label(options: dict[str, Any]) -> str | None:
 def _mcts_label(options: dict[str, Any]) -> str:
     sims, limit = options.get("simulations"), options.get("time_limit")
     budget = [str(sims)] if sims not in (None, "none") else []
-    if options.get("season_playouts") is not None:
-        budget = [f"{options['season_playouts']} by season"]
     if limit is not None:
         budget.append(f"{limit}s")
     rollout = str(options.get("rollout", "random"))

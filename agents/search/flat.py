@@ -29,10 +29,6 @@ it, e.g. ``models/cartographers_solo``) sorts the candidates of step 1 by the mo
 (stable; decisions it does not value, the ambushes, keep the greedy order): the widening then
 compares the model's best candidates, and ties go to the model's choice.
 
-``season_playouts=a/b/c/d`` replaces ``simulations`` by a budget per season of the decision (spring
-to winter; the widening follows each budget). A late decision's playouts are short (the map is
-fuller and fewer cards are left), so the same time buys several times more of them there.
-
 ``time_limit`` makes it anytime as in the Cascadia search: the first playout's duration caps the
 budget, only futures that every compared candidate finished count, and with none the greedy
 choice is played.
@@ -126,8 +122,6 @@ class TurnSearch:
     HALVING = True
     GREEDY_PRESETS = True
     HORIZON = True
-    #: takes ``season_playouts=a/b/c/d`` (the playout budget by the decision's season)
-    SEASON_PLAYOUTS = True
     #: takes ``model=<folder>`` (a learned linear model: the candidate order)
     LEARNED_MODEL = True
 
@@ -188,8 +182,7 @@ class TurnSearch:
         if last_decision_totals(src, det, work, tb, cands, np.uint64(seed), exact):
             return self._play_exact(cands, exact[:, player], start)
         deadline = None if agent.time_limit is None else start + agent.time_limit
-        budget = agent.simulations if agent.season_playouts is None else \
-            agent.season_playouts[int(src[6][M_SEASON])]
+        budget = agent.simulations
         if agent.time_limit is not None:  # no more playouts than the first one's duration says will fit
             play(0, int(next_u64(np.array([seed ^ 0x5A5A], dtype=np.uint64))))
             fit = max(1, int(agent.time_limit / max(time.perf_counter() - start, 1e-6)))

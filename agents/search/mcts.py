@@ -74,8 +74,7 @@ acting seat's base score (wildlife, habitats and nature tokens) instead of its t
 the habitat majority bonuses).
 ``horizon=H`` (the Cartographers flat search, 1-3): playouts stop when the season H after the
 decision's own begins, and the seasons left are valued on the map there, each as if it were scored
-today. ``season_playouts=a/b/c/d`` (the same search) replaces ``simulations`` by a playout budget per
-season of the decision (spring to winter): late decisions' playouts are short, so they buy more.
+today.
 
 Cartographers solo settings, measured on paired seeds (evaluation points; greedy alone +18.8):
 ``mcts:simulations=24,prior=greedy,rollout=greedy,widening=1/0.4,paired=true`` (+9.5 over greedy,
@@ -107,7 +106,6 @@ _SEED_BOUND = 2**62
 #: defaults of the UCT-only options (compared by identity: an option given in a spec is another object)
 _DEFAULT_C = 0.7
 _DEFAULT_WIDENING = (2.0, 0.5)
-_DEFAULT_SIMULATIONS = 200
 
 
 class _Node:
@@ -155,16 +153,15 @@ class MCTSAgent:
 
     name = "mcts"
 
-    def __init__(self, game: Game, simulations: int | None = _DEFAULT_SIMULATIONS,
-                 time_limit: float | None = None, c: float = _DEFAULT_C, rollout: str = "random",
-                 widening: Any = _DEFAULT_WIDENING,
+    def __init__(self, game: Game, simulations: int | None = 200, time_limit: float | None = None,
+                 c: float = _DEFAULT_C, rollout: str = "random", widening: Any = _DEFAULT_WIDENING,
                  prior: str = "random", max_depth: int | None = None, determinize_every: int = 1,
                  seed_offset: int = 0, engine: str = "python", paired: bool = False,
                  value: str | None = None, value_weight: float | None = None, c_puct: float | None = None,
                  noise: float | None = None, batch: int | None = None, exact_tiles: Any = None,
                  halving: bool = False, greedy: str = "default", horizon: Any = None,
                  redraws: bool = False, objective: str = "total", model: str | None = None,
-                 free_redraw: bool = False, playout_redraw: bool = False, season_playouts: Any = None):
+                 free_redraw: bool = False, playout_redraw: bool = False):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -242,7 +239,6 @@ class MCTSAgent:
             raise ConfigError(f"mcts: objective must be one of {', '.join(objectives)}, got {objective!r}")
         self.objective = str(objective)
         self.horizon = _parse_horizon(horizon, turn_search)
-        self.season_playouts = _parse_season_playouts(season_playouts, turn_search, simulations)
         if greedy != "default" and not getattr(turn_search, "GREEDY_PRESETS", False):
             raise ConfigError("mcts: greedy=<preset> (the greedy weights of candidate ranking and "
                               "playouts) is an option of the compiled searches: the cartographers flat "
@@ -569,24 +565,6 @@ def _parse_horizon(horizon: Any, turn_search: Any) -> int | None:
         raise ConfigError("mcts: horizon=<seasons> (playouts cut at a season's end) is an option of the "
                           "compiled cartographers flat search (engine=compiled,rollout=greedy)")
     return int(horizon)
-
-
-def _parse_season_playouts(value: Any, turn_search: Any, simulations: Any) -> tuple[int, ...] | None:
-    """The ``season_playouts`` option, ``"spring/summer/autumn/winter"`` playouts per decision (four
-    positive integers), which replaces ``simulations``; None when not given."""
-    if value is None:
-        return None
-    if not getattr(turn_search, "SEASON_PLAYOUTS", False):
-        raise ConfigError("mcts: season_playouts=<spring>/<summer>/<autumn>/<winter> is an option of the "
-                          "compiled cartographers flat search (engine=compiled,rollout=greedy)")
-    parts = str(value).split("/")
-    if len(parts) != 4 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
-        raise ConfigError(f"mcts: season_playouts must be four positive playout counts, one per season, "
-                          f"as spring/summer/autumn/winter (e.g. 1024/1536/3072/6144), got {value!r}")
-    if simulations != _DEFAULT_SIMULATIONS:
-        raise ConfigError("mcts: season_playouts sets the playouts of every decision by its season: leave "
-                          "simulations out")
-    return tuple(int(p) for p in parts)
 
 
 def _parse_widening(widening: Any) -> tuple[float, float]:

@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from agents.base import make_agent
-from agents.labels import agent_label
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 
@@ -254,35 +253,3 @@ def test_learned_model_option_errors(game):
         make_agent(FLAT + ",model=models/nowhere", game)
     with pytest.raises(ConfigError, match="model=<folder>.*Cartographers flat"):
         make_agent("mcts:engine=compiled,simulations=8,model=models/cartographers_solo", game)
-
-
-SEASONAL = "flat:widening=1/0.5,halving=true,season_playouts=12/24/40/60"
-
-
-@pytest.mark.parametrize(("season", "budget"), [(0, 12), (1, 24), (2, 40), (3, 60)])
-def test_season_playouts_give_each_season_its_own_budget_and_widening(game, season, budget):
-    state = _greedy_until_season(game, 3, season) if season else _midgame(game, 3, steps=1)
-    assert state.season == season
-    mask = game.legal_mask(state)
-    seasonal = make_agent(SEASONAL, game)
-    fixed = make_agent(f"flat:widening=1/0.5,halving=true,simulations={budget}", game)
-    choices = [a.act(state.copy(), mask, np.random.default_rng(9)) for a in (seasonal, fixed)]
-    # the same search as simulations=<that season's budget>: same candidates, futures and choice
-    assert choices[0] == choices[1]
-    assert seasonal.last_stats == {**fixed.last_stats, "seconds": seasonal.last_stats["seconds"],
-                                   "sims_per_s": seasonal.last_stats["sims_per_s"]}
-    assert seasonal.last_stats["children"] == min(int(mask.sum()), int(np.ceil(budget ** 0.5)))
-
-
-def test_season_playouts_errors_and_label(game):
-    for bad in ("1024/1536/3072", "1024/0/3072/6144", "a/b/c/d", "1024/1536/3072/6144/1", "2.5/1/1/1"):
-        with pytest.raises(ConfigError, match="season_playouts must be four positive playout counts"):
-            make_agent(f"flat:season_playouts={bad}", game)
-    with pytest.raises(ConfigError, match="leave simulations out"):
-        make_agent("flat:simulations=1536,season_playouts=1024/1536/3072/6144", game)
-    with pytest.raises(ConfigError, match="season_playouts=.*cartographers flat search"):
-        make_agent("mcts:engine=compiled,season_playouts=1/2/3/4", game)
-    with pytest.raises(ConfigError, match="season_playouts"):
-        make_agent("turn:season_playouts=1/2/3/4", make_game("cascadia", players=1))
-    spec = SEASONAL.replace("12/24/40/60", "1024/1536/3072/6144")
-    assert "1024/1536/3072/6144 by season" in agent_label(spec)
