@@ -16,6 +16,7 @@ from agents.greedy.cartographers import preset_weights
 from agents.learned import cartographers_kernels as CK
 from agents.learned.explore import check_exploration, explore_pick
 from envs.cartographers import kernels as K
+from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 from envs.core.rng import new_stream
 
@@ -90,9 +91,13 @@ class LinearPolicy:
 
 
 def label_games(game: Game, seeds: np.ndarray, theta: np.ndarray, width: int, futures: int,
-                preset: str = DEFAULT_PRESET, seed: int = 0) -> dict[str, np.ndarray]:
+                preset: str = DEFAULT_PRESET, seed: int = 0, horizon: int = 0) -> dict[str, np.ndarray]:
     """Rows of candidate features and paired-playout targets from the games of ``seeds`` played by
-    ``LinearPolicy(theta)`` (see :mod:`agents.learned`); ``scores`` holds each game's final totals."""
+    ``LinearPolicy(theta)`` (see :mod:`agents.learned`); ``scores`` holds each game's final totals.
+    ``horizon`` H > 0 cuts the playouts H seasons on, as the flat search's ``horizon=H`` (0: whole
+    games)."""
+    if isinstance(horizon, bool) or not isinstance(horizon, int) or not 0 <= horizon <= 3:
+        raise ConfigError(f"learned (cartographers): horizon must be 0 (whole games) to 3, got {horizon!r}")
     theta = np.ascontiguousarray(theta, dtype=np.float64).reshape(N_PHASES, N_FEATURES)
     w = preset_weights(preset)
     seats = game.num_players()
@@ -111,7 +116,7 @@ def label_games(game: Game, seeds: np.ndarray, theta: np.ndarray, width: int, fu
         feats = np.empty((cap, N_FEATURES), np.float32)
         targets = np.empty(cap, np.float32)
         rows = CK.label_game(st, det, work, game.tb, theta, int(width), int(futures), w, stream, group,
-                             CK.LabelRows(groups, phases, feats, targets))
+                             CK.LabelRows(groups, phases, feats, targets), int(horizon))
         if rows:
             group = int(groups[rows - 1]) + 1
         for key, arr in (("group", groups), ("phase", phases), ("features", feats), ("target", targets)):

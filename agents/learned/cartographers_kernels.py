@@ -369,11 +369,13 @@ def _top_candidates(values: np.ndarray, n: int, width: int) -> np.ndarray:
 
 @njit(cache=True)
 def label_game(st, det, work, tb, theta: np.ndarray, width: int, futures: int, w: np.ndarray,
-               stream: np.ndarray, group0: int, labels: LabelRows) -> int:
+               stream: np.ndarray, group0: int, labels: LabelRows, horizon: int) -> int:
     """Play ``st`` to the end with the linear policy ``theta`` in every seat (ambushes as greedy
     ``w`` plays them) and, at each exploring decision, value its ``width`` best candidates by
     ``futures`` paired playouts (:func:`agents.search.flat.paired_playout`: the hidden cards
-    resampled from one seed per future, the same for every candidate, then greedy ``w`` to the end).
+    resampled from one seed per future, the same for every candidate, then greedy ``w`` to the end,
+    or with ``horizon`` H > 0 until the season H seasons after the decision's begins, the seasons left
+    valued on the map there as the flat search's ``horizon=H`` values them).
     Writes one row per valued candidate into ``labels`` (:class:`LabelRows`; decision ids from
     ``group0``) and returns the row count; ``width`` 0 only plays the game. Called once per game
     from Python: the record's type check (about 1.5 us) does not show."""
@@ -405,10 +407,11 @@ def label_game(st, det, work, tb, theta: np.ndarray, width: int, futures: int, w
             actor = meta[M_ACTOR]
             m = top.shape[0]
             sums[:m] = 0.0
+            stop = 4 if horizon <= 0 else min(4, meta[M_SEASON] + horizon)
             for _ in range(futures):
                 seed = next_u64(stream)
                 for k in range(m):
-                    paired_playout(st, det, work, tb, w, actions[top[k]], seed, 4, out)
+                    paired_playout(st, det, work, tb, w, actions[top[k]], seed, stop, out)
                     sums[k] += out[actor]
             for k in range(m):
                 groups[rows] = group

@@ -48,14 +48,15 @@ STATE_FILE = "state.json"
 
 def label_chunk(game_name: str, game_options: dict[str, Any], seeds: list[int], theta: np.ndarray,
                 width: int, futures: int, preset: str, seed: int, targets: str = "playouts",
-                explore: float = 0.0, model_turns: int = 0) -> dict[str, np.ndarray]:
+                explore: float = 0.0, model_turns: int = 0, horizon: int = 0) -> dict[str, np.ndarray]:
     """One chunk's labelled rows (runs in a Ray worker or in-process): paired-playout values of the
     top candidates, or (``targets="returns"``) the returns of the model's own exploring games."""
     game = make_game(game_name, **game_options)
     module = game_module(game_name)
     if targets == "returns":
         return module.return_games(game, np.asarray(seeds, dtype=np.int64), theta, explore, width, seed)
-    extra = {"model_turns": model_turns} if model_turns else {}  # games without the option never see it
+    # games without an option never see it
+    extra = {key: value for key, value in (("model_turns", model_turns), ("horizon", horizon)) if value}
     return module.label_games(game, np.asarray(seeds, dtype=np.int64), theta, width, futures, preset, seed,
                               **extra)
 
@@ -98,7 +99,7 @@ def label_iteration(config: dict[str, Any], run_dir: Path, iteration: int, theta
             results[index] = rows
     args = [(config["game"], config["game_options"], chunks[i], theta, label["width"], label["futures"],
              label["preset"], run["seed"] * 1_000_003 + chunks[i][0], label["targets"], label["explore"],
-             label["model_turns"]) for i in todo]
+             label["model_turns"], label["horizon"]) for i in todo]
     start = time.perf_counter()
 
     def done(index: int, rows: dict[str, np.ndarray]) -> None:

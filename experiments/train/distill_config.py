@@ -19,6 +19,10 @@ are refused with one line naming them::
 labelling model itself in every seat before the greedy playout takes over, so the labels see the
 model's own replies (the other seats' next turns first) instead of greedy's.
 
+``label.horizon: H`` (Cartographers, 1-3) cuts the labels' playouts when the season H seasons after
+the labelled decision's begins and values the seasons left on the map there, as the flat search's
+``horizon=H`` does (0, the default: whole games).
+
 ``run.start: models/<folder>`` starts from a committed model of the same game and options instead of
 the greedy preset's weights: it plays the first iteration's labelled games, and every fit is shrunk
 toward it (a fit that gains nothing on held-out decisions keeps it). The dev evaluation still
@@ -44,14 +48,14 @@ from envs.core.textfile import read_yaml
 
 DEFAULTS: dict[str, dict[str, Any]] = {
     "label": {"games": 200, "width": 8, "futures": 8, "preset": None, "chunk_games": 10,
-              "targets": "playouts", "explore": 0.1, "model_turns": 0},
+              "targets": "playouts", "explore": 0.1, "model_turns": 0, "horizon": 0},
     "run": {"iterations": 2, "seed": 0, "first_seed": 100_000, "workers": 2, "eval_games": 100,
             "start": None},
 }
 _LIMITS: dict[str, tuple[int, int]] = {
     "label.games": (1, 100_000), "label.width": (2, 4096), "label.futures": (1, 10_000),
-    "label.chunk_games": (1, 10_000), "label.model_turns": (0, 1000), "run.iterations": (1, 1000),
-    "run.seed": (0, 1 << 40),
+    "label.chunk_games": (1, 10_000), "label.model_turns": (0, 1000), "label.horizon": (0, 3),
+    "run.iterations": (1, 1000), "run.seed": (0, 1 << 40),
     "run.first_seed": (0, 1 << 40), "run.workers": (1, 4096), "run.eval_games": (1, 100_000),
 }
 #: label.targets: paired-playout values of the top candidates (distill), or self-play returns
@@ -109,6 +113,10 @@ def validate_config(raw: Any, source: str = "config") -> dict[str, Any]:
     if config["label"]["model_turns"] and not takes_model_turns:
         raise ConfigError(f"{source}: label.model_turns (turns after the labelled one played by the model "
                           f"before greedy) is available for cascadia only, not {game}")
+    takes_horizon = "horizon" in inspect.signature(module.label_games).parameters
+    if config["label"]["horizon"] and not takes_horizon:
+        raise ConfigError(f"{source}: label.horizon (playouts cut H seasons on) is available for "
+                          f"cartographers only, not {game}")
     config["label"]["preset"] = preset = module.DEFAULT_PRESET if preset is None else preset
     if not isinstance(preset, str):
         raise ConfigError(f"{source}: label.preset must be a greedy preset name, got {preset!r}")

@@ -145,3 +145,46 @@ def test_label_games_rows_are_deterministic():
     assert np.isfinite(first["target"]).all()
     assert (np.bincount(groups) == 3).sum() >= 15  # three candidates valued per decision
     assert set(first["phase"].tolist()) == {0, 1, 2, 3}
+
+
+def test_horizon_labels_cut_the_playouts_as_the_flat_search_does():
+    """``horizon=H``: a decision whose season H seasons on is past winter keeps its whole-game labels;
+    the others' targets are the flat search's cut playouts (recomputed for the first decision)."""
+    from agents.greedy.cartographers import preset_weights
+    from agents.learned import cartographers_kernels as CK
+    from agents.search.flat import paired_playout
+    from envs.core.rng import new_stream, next_u64
+
+    game = make_game("cartographers")
+    theta = L.greedy_theta("progress")
+    whole = L.label_games(game, np.array([21]), theta, 3, 2, "progress", seed=4)
+    cut = L.label_games(game, np.array([21]), theta, 3, 2, "progress", seed=4, horizon=1)
+    assert np.array_equal(whole["features"], cut["features"])  # the same games, the same candidates
+    winter = whole["phase"] == 3
+    assert np.array_equal(whole["target"][winter], cut["target"][winter])
+    assert not np.array_equal(whole["target"][whole["phase"] == 0], cut["target"][cut["phase"] == 0])
+    state = game.new_game(21)
+    st = state.arrays()
+    det, work = tuple(a.copy() for a in st), tuple(a.copy() for a in st)
+    buf = np.empty((4096, 2), np.int32)
+    actions = np.empty(L.G.MAX_CANDIDATES, np.int64)
+    feats = np.empty((L.G.MAX_CANDIDATES, L.N_FEATURES), np.float32)
+    values = np.empty(L.G.MAX_CANDIDATES, np.float64)
+    n = CK.candidate_values(st, game.tb, theta, buf, actions, feats, values)
+    top = np.argsort(-values[:n], kind="mergesort")[:3]
+    stream = new_stream(4, "learned/label/21")
+    out = np.zeros(1)
+    sums = np.zeros(3)
+    for _ in range(2):
+        seed = np.uint64(next_u64(stream))
+        for k in range(3):
+            paired_playout(st, det, work, game.tb, preset_weights("progress"), actions[top[k]], seed, 1, out)
+            sums[k] += out[0]
+    assert np.allclose(cut["target"][:3], sums / 2, atol=1e-4)
+
+
+def test_horizon_out_of_range_fails_in_one_line():
+    from envs.core.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="horizon must be 0"):
+        L.label_games(make_game("cartographers"), np.array([1]), L.greedy_theta(), 2, 1, horizon=5)
