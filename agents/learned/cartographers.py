@@ -96,7 +96,7 @@ def label_games(game: Game, seeds: np.ndarray, theta: np.ndarray, width: int, fu
     ``LinearPolicy(theta)`` (see :mod:`agents.learned`); ``scores`` holds each game's final totals.
     ``horizon`` H > 0 cuts the playouts H seasons on, as the flat search's ``horizon=H`` (0: whole
     games)."""
-    if isinstance(horizon, bool) or not isinstance(horizon, int) or not 0 <= horizon <= 3:
+    if isinstance(horizon, bool) or not isinstance(horizon, int | np.integer) or not 0 <= horizon <= 3:
         raise ConfigError(f"learned (cartographers): horizon must be 0 (whole games) to 3, got {horizon!r}")
     theta = np.ascontiguousarray(theta, dtype=np.float64).reshape(N_PHASES, N_FEATURES)
     w = preset_weights(preset)

@@ -6,12 +6,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.greedy.cartographers import GreedyAgent
+from agents.greedy.cartographers import GreedyAgent, preset_weights
 from agents.learned import cartographers as L
+from agents.learned import cartographers_kernels as CK
+from agents.search.flat import paired_playout
 from envs.cartographers import kernels as K
 from envs.cartographers import reference as R
 from envs.cartographers.data import TERRAIN_NAMES
+from envs.core.errors import ConfigError
 from envs.core.registry import make_game
+from envs.core.rng import new_stream, next_u64
 
 
 def _positions(game, seeds, explore: float = 0.3):
@@ -150,11 +154,6 @@ def test_label_games_rows_are_deterministic():
 def test_horizon_labels_cut_the_playouts_as_the_flat_search_does():
     """``horizon=H``: a decision whose season H seasons on is past winter keeps its whole-game labels;
     the others' targets are the flat search's cut playouts (recomputed for the first decision)."""
-    from agents.greedy.cartographers import preset_weights
-    from agents.learned import cartographers_kernels as CK
-    from agents.search.flat import paired_playout
-    from envs.core.rng import new_stream, next_u64
-
     game = make_game("cartographers")
     theta = L.greedy_theta("progress")
     whole = L.label_games(game, np.array([21]), theta, 3, 2, "progress", seed=4)
@@ -184,7 +183,5 @@ def test_horizon_labels_cut_the_playouts_as_the_flat_search_does():
 
 
 def test_horizon_out_of_range_fails_in_one_line():
-    from envs.core.errors import ConfigError
-
     with pytest.raises(ConfigError, match="horizon must be 0"):
         L.label_games(make_game("cartographers"), np.array([1]), L.greedy_theta(), 2, 1, horizon=5)
