@@ -18,7 +18,9 @@ Each game has a module ``agents.learned.<game name>`` with this contract:
   ``width`` candidates (by ``theta``) by ``futures`` paired playouts of the greedy ``preset`` to the
   end (the same sampled hidden order for every candidate of a decision). Rows: ``group`` (one id
   per decision), ``phase``, ``features``, ``target`` (the acting seat's mean final score by the
-  game's metric).
+  game's metric). A game may take extra keyword options (Cascadia ``model_turns``, Cartographers
+  ``horizon``); the distillation passes one only when it is set, and its config accepts it only for
+  the games whose ``label_games`` has the keyword.
 * optional, ``return_games(game, seeds, theta, explore, width, seed) -> dict``: the afterstate
   learner's self-play (Cartographers and Dorfromantik): one row per decision, the played candidate
   (the best by ``theta``, or with probability ``explore`` one of the top ``width``) and the points
