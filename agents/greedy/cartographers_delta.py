@@ -14,8 +14,9 @@ only on the lines its cells lie on. So instead of scoring the whole drawn map ag
   float is bit for bit the same (:func:`line_card_terms`).
 
 Stoneside Forest, Shoreside Expanse and Greengold Plains are valued from the decision map's
-clusters (:mod:`agents.greedy.cartographers_clusters`); the other village cards and Lost Barony
-are still scored on the whole map. Tests compare every candidate of many decisions, every card
+clusters (:mod:`agents.greedy.cartographers_clusters`), Lost Barony from the decision map's squares
+(:mod:`agents.greedy.cartographers_barony`); the other village cards are still scored on the whole
+map. Tests compare every candidate of many decisions, every card
 included, with the whole-map valuation.
 """
 

@@ -31,6 +31,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
+from agents.greedy import cartographers_barony as B
 from agents.greedy import cartographers_clusters as C
 from agents.greedy import cartographers_delta as D
 from envs.cartographers.kernels import (
@@ -110,7 +111,8 @@ class Decision(NamedTuple):
     (each edict's :func:`card_terms` on ``grid``), ``shape_cards`` float64[4] (per shape position the
     edicts that read only filled cells, NaN until valued), ``lines`` int32[LINES_LEN] and ``seen``
     int64[122] (:func:`agents.greedy.cartographers_delta.local_points`), ``clusters`` int32[LEN]
-    (:func:`agents.greedy.cartographers_clusters.cluster_base_into`). :func:`score_all` builds it once
+    (:func:`agents.greedy.cartographers_clusters.cluster_base_into`), ``squares`` int32[LEN]
+    (:func:`agents.greedy.cartographers_barony.barony_base_into`). :func:`score_all` builds it once
     per decision; a ``typing.NamedTuple`` compiles like a tuple, so ``dec.grid`` costs nothing."""
 
     drawn: np.ndarray
@@ -126,6 +128,7 @@ class Decision(NamedTuple):
     lines: np.ndarray
     seen: np.ndarray
     clusters: np.ndarray
+    squares: np.ndarray
 
 
 @njit(cache=True)
@@ -485,6 +488,8 @@ def _terms_after(dec: Decision, card: int, cells: np.ndarray, ncells: int, base:
                                     dec.seen))
     if D.is_line(card):
         return D.line_card_terms(card, cells, ncells, dec.lines, w[W_LINES])
+    if card == 13:
+        return B.barony_terms(cells, ncells, dec.squares, w[W_BARONY])
     if C.is_cluster(card) and C.can_value(card, cells, ncells, dec.clusters):
         weight = w[W_STONESIDE] if card == 3 else w[W_CLUSTERS]
         return C.cluster_terms(card, dec.drawn, cells, ncells, dec.mountains, weight, dec.clusters)
@@ -566,17 +571,20 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
     lines = np.empty(D.LINES_LEN, np.int32)  # the decision map's line figures (fast path)
     seen = np.zeros(N_CELLS + 1, np.int64)  # cell stamps of the local cards' fast path
     clusters = np.empty(C.LEN, np.int32)  # the decision map's cluster figures (fast path)
+    squares = np.empty(B.LEN, np.int32)  # the decision map's Lost Barony figures (fast path)
     if fast and not ambush:
         D.line_counts_into(grid, lines)
         C.cluster_base_into(edicts, ew, grid, mountains, clusters, work)
         for e in range(4):
             if ew[e] > 0.0:
                 base_terms[e] = card_terms(edicts[e], grid, ruins, mountains, w, work)
+                if edicts[e] == 13:
+                    B.barony_base_into(grid, squares)
         base_monster = monster_penalty(grid)
         if w[W_HOLE] != 0.0:
             base_small = small_hole_cells(grid, int(w[W_HOLE_SIZE]), holes)
     dec = Decision(drawn, grid, ruins, mountains, edicts, ew, w, work, base_terms, shape_cards, lines, seen,
-                   clusters)
+                   clusters, squares)
     count = 0
     if n > 0:
         nterr = 1 if ambush else cards[card, C_NTERR]
