@@ -16,6 +16,9 @@ cards read of each, and a candidate is valued from the few clusters its cells to
   term is a float sum in label order, and a label's order is its first cell's, so the merged
   cluster is summed where its first cell puts it: the same additions in the same order, bit for
   bit.
+* **Wildholds, Great City, Shieldgate** (cards 8, 9, 11): each village cluster's size and whether
+  it touches a mountain; the merged cluster's size is the sum and it touches one if a part does.
+  Wildholds' progress term is summed in label order as Greengold's is.
 
 A placement whose cells are not connected (never a shape of the game) is valued on the whole
 map, as is everything when the decision map has more than ``MAX_MOUNTAINS`` mountains. Tests
@@ -28,6 +31,7 @@ import numpy as np
 
 from envs.cartographers.kernels import (
     _LAB,
+    _SIZ,
     COLS,
     FARM,
     FOREST,
@@ -55,9 +59,11 @@ FOREST_MASK, FOREST_D, FOREST_DIST = 4 * N_CELLS, 5 * N_CELLS, 6 * N_CELLS
 FARM_ISO, WATER_ISO = (6 + MAX_MOUNTAINS) * N_CELLS, (7 + MAX_MOUNTAINS) * N_CELLS
 VIL_KINDS, VIL_FIRST = (8 + MAX_MOUNTAINS) * N_CELLS, (9 + MAX_MOUNTAINS) * N_CELLS
 STAMP, STAMP_OTHER = (10 + MAX_MOUNTAINS) * N_CELLS, (11 + MAX_MOUNTAINS) * N_CELLS
+#: per village cluster its size and whether it touches a mountain
+VIL_SIZE, VIL_MOUNTAIN = (12 + MAX_MOUNTAINS) * N_CELLS, (13 + MAX_MOUNTAINS) * N_CELLS
 #: header: cluster counts, Shoreside's isolated count, Stoneside's linked mountains, Greengold's
 #: scoring clusters, the stamp counter, and whether each card's figures are ready
-HEAD = (12 + MAX_MOUNTAINS) * N_CELLS
+HEAD = (14 + MAX_MOUNTAINS) * N_CELLS
 N_FOREST, N_FARM, N_WATER, N_VILLAGE, ISOLATED, LINKED, GREENGOLD, STAMP_NOW, READY = range(HEAD, HEAD + 9)
 LEN = HEAD + 9
 #: the kinds Greengold Plains counts around a village cluster
@@ -69,7 +75,7 @@ FAR = 99
 @hot_jit
 def is_cluster(card: int) -> bool:
     """Whether :func:`cluster_terms` values scoring card ``card``."""
-    return card == 3 or card == 7 or card == 10
+    return card == 3 or card == 7 or 8 <= card <= 11
 
 
 @hot_jit
@@ -196,6 +202,8 @@ def _village_base(grid: np.ndarray, cl: np.ndarray, scratch: np.ndarray) -> None
     for i in range(n):
         cl[VIL_KINDS + i] = 0
         cl[VIL_FIRST + i] = -1
+        cl[VIL_SIZE + i] = scratch[_SIZ + i]
+        cl[VIL_MOUNTAIN + i] = 0
     for cell in range(N_CELLS):
         lab = cl[LAB_VILLAGE + cell]
         if lab < 0:
@@ -203,6 +211,8 @@ def _village_base(grid: np.ndarray, cl: np.ndarray, scratch: np.ndarray) -> None
         if cl[VIL_FIRST + lab] < 0:
             cl[VIL_FIRST + lab] = cell
         cl[VIL_KINDS + lab] |= _kinds_around(grid, cell)
+        if _has_neighbor(grid, cell, MOUNTAIN):
+            cl[VIL_MOUNTAIN + lab] = 1
     scoring = 0
     for i in range(n):
         if _popcount(cl[VIL_KINDS + i]) >= 3:
@@ -259,7 +269,9 @@ def cluster_terms(card: int, drawn: np.ndarray, cells: np.ndarray, ncells: int, 
         return float(3 * _shoreside(drawn, terrain, cells, ncells, cl))
     if card == 3:
         return _stoneside(cells, ncells, mountains, weight, cl)
-    return _greengold(drawn, terrain, cells, ncells, weight, cl)
+    if card == 10:
+        return _greengold(drawn, terrain, cells, ncells, weight, cl)
+    return _village_sizes(card, drawn, terrain, cells, ncells, weight, cl)
 
 
 @hot_jit
@@ -412,3 +424,83 @@ def _greengold(drawn: np.ndarray, terrain: int, cells: np.ndarray, ncells: int, 
         value += greengold_progress(_popcount(merged_kinds))
     return points + weight * value
 
+
+
+@hot_jit
+def wildholds_progress(size: int) -> float:
+    """One village cluster's Wildholds progress: ``8 x (size / 6) ** 3`` below 6 cells (the greedy
+    progress term's rule; its whole-map form calls this too)."""
+    if size >= 6:
+        return 0.0
+    return 8.0 * (size / 6.0) ** 3
+
+
+@hot_jit
+def _village_sizes(card: int, drawn: np.ndarray, terrain: int, cells: np.ndarray, ncells: int, weight: float,
+                   cl: np.ndarray) -> float:
+    """Wildholds (8, with its progress term), Great City (9) or Shieldgate (11) after a placement in
+    ``terrain``: only a village placement changes them (it merges the village clusters it touches
+    into one)."""
+    n = cl[N_VILLAGE]
+    stamp = _next_stamp(cl)
+    size = N_CELLS + 1  # no merged cluster (another terrain changes none of these cards)
+    first = N_CELLS
+    mountain = False
+    if terrain == VILLAGE:  # the merged cluster: the placed cells and the village clusters they touch
+        size = ncells
+        for j in range(ncells):
+            first = min(first, cells[j])
+            mountain = mountain or _has_neighbor(drawn, cells[j], MOUNTAIN)
+            for k in range(4):
+                nb = _neighbor(cells[j], k)
+                if nb < 0:
+                    continue
+                lab = cl[LAB_VILLAGE + nb]
+                if lab >= 0 and cl[STAMP + lab] != stamp:
+                    cl[STAMP + lab] = stamp
+                    size += cl[VIL_SIZE + lab]
+                    first = min(first, cl[VIL_FIRST + lab])
+                    mountain = mountain or cl[VIL_MOUNTAIN + lab] != 0
+    points = _sizes_points(card, n, size, mountain, cl, stamp)
+    if card != 8 or weight == 0.0:
+        return float(points)
+    value = 0.0  # in label order, which is first-cell order: the merged cluster where its first cell is
+    pending = terrain == VILLAGE
+    for i in range(n):
+        if pending and first < cl[VIL_FIRST + i]:
+            if size < 6:
+                value += wildholds_progress(size)
+            pending = False
+        if cl[STAMP + i] != stamp and cl[VIL_SIZE + i] < 6:
+            value += wildholds_progress(cl[VIL_SIZE + i])
+    if pending and size < 6:
+        value += wildholds_progress(size)
+    return points + weight * value
+
+
+@hot_jit
+def _sizes_points(card: int, n: int, size: int, mountain: bool, cl: np.ndarray, stamp: int) -> int:
+    """Points of card 8, 9 or 11 over the village clusters not stamped ``stamp`` plus one of ``size``
+    cells (touching a mountain if ``mountain``; none when ``size`` > N_CELLS)."""
+    points = first = second = 0
+    if size <= N_CELLS:
+        first = size
+        if card == 8 and size >= 6:
+            points = 8
+        if card == 9 and not mountain:
+            points = size
+    for i in range(n):
+        if cl[STAMP + i] == stamp:
+            continue
+        other = cl[VIL_SIZE + i]
+        if card == 8 and other >= 6:
+            points += 8
+        elif card == 9 and cl[VIL_MOUNTAIN + i] == 0:
+            points = max(points, other)
+        elif card == 11:
+            if other > first:
+                second = first
+                first = other
+            elif other > second:
+                second = other
+    return 2 * second if card == 11 else points

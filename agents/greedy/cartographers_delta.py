@@ -13,10 +13,9 @@ only on the lines its cells lie on. So instead of scoring the whole drawn map ag
   the same arithmetic as :func:`agents.greedy.cartographers_kernels.progress_value`, so the
   float is bit for bit the same (:func:`line_card_terms`).
 
-Stoneside Forest, Shoreside Expanse and Greengold Plains are valued from the decision map's
+Stoneside Forest, Shoreside Expanse and the village cards are valued from the decision map's
 clusters (:mod:`agents.greedy.cartographers_clusters`), Lost Barony from the decision map's squares
-(:mod:`agents.greedy.cartographers_barony`); the other village cards are still scored on the whole
-map. Tests compare every candidate of many decisions, every card
+(:mod:`agents.greedy.cartographers_barony`). Tests compare every candidate of many decisions, every card
 included, with the whole-map valuation.
 """
 

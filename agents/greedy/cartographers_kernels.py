@@ -228,7 +228,7 @@ def _village_progress(grid: np.ndarray, card: int, n: int, kinds_ready: bool, sc
         for i in range(n):
             size = scratch[_SIZ + i]
             if size < 6:
-                value += 8.0 * (size / 6.0) ** 3
+                value += C.wildholds_progress(size)
         return value
     if not kinds_ready:
         cluster_neighbour_kinds(grid, n, scratch)
