@@ -22,6 +22,8 @@ _W = COLS + 1
 #: ((ROWS + 1) x (COLS + 1)), the largest filled square's side, the fullest square one larger
 PREFIX, BEST, FULLEST = 0, (ROWS + 1) * _W, (ROWS + 1) * _W + 1
 LEN = FULLEST + 1
+#: placed cells :func:`barony_terms` reads (a placement row of the tables holds at most five)
+MAX_CELLS = 5
 
 
 @hot_jit
@@ -70,9 +72,8 @@ def _inside(cell: int, r: int, c: int, k: int) -> int:
 @hot_jit
 def _with_cells(sq: np.ndarray, cells: np.ndarray, ncells: int, k: int, rows: tuple[int, int],
                 cols: tuple[int, int]) -> int:
-    """The most filled cells, the ``ncells`` <= 5 placed ones included (a placement row holds at most
-    five), in a ``k`` x ``k`` square that overlaps the rows ``rows`` and the columns ``cols`` (first
-    and last, inclusive)."""
+    """The most filled cells, the ``ncells`` <= MAX_CELLS placed ones included, in a ``k`` x ``k``
+    square that overlaps the rows ``rows`` and the columns ``cols`` (first and last, inclusive)."""
     a0 = cells[0] if ncells > 0 else -1
     a1 = cells[1] if ncells > 1 else -1
     a2 = cells[2] if ncells > 2 else -1
@@ -91,7 +92,7 @@ def _with_cells(sq: np.ndarray, cells: np.ndarray, ncells: int, k: int, rows: tu
 def barony_terms(cells: np.ndarray, ncells: int, sq: np.ndarray, weight: float) -> float:
     """``card_terms`` of Lost Barony on the decision map plus ``cells[:ncells]`` (empty before),
     from the decision map's ``sq`` (:func:`barony_base_into`); ``weight`` is the ``barony`` progress
-    weight (0: no progress term)."""
+    weight (0: no progress term). At most MAX_CELLS cells (callers value larger pieces on the map)."""
     rmin = cmin = ROWS
     rmax = cmax = -1
     for j in range(ncells):

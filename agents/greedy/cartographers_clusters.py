@@ -263,7 +263,7 @@ def cluster_terms(card: int, drawn: np.ndarray, cells: np.ndarray, ncells: int, 
                   weight: float, cl: np.ndarray) -> float:
     """``card_terms`` of cluster card ``card`` on ``drawn`` (the decision map plus the connected
     ``cells[:ncells]``, empty before, in one terrain) from the decision map's figures in ``cl``;
-    ``weight``: the card's progress weight (``stoneside`` for card 3, ``clusters`` for card 10)."""
+    ``weight``: the card's progress weight (``stoneside`` for card 3, ``clusters`` for cards 8 and 10)."""
     terrain = drawn[cells[0]]
     if card == 7:
         return float(3 * _shoreside(drawn, terrain, cells, ncells, cl))

@@ -488,7 +488,7 @@ def _terms_after(dec: Decision, card: int, cells: np.ndarray, ncells: int, base:
                                     dec.seen))
     if D.is_line(card):
         return D.line_card_terms(card, cells, ncells, dec.lines, w[W_LINES])
-    if card == 13:
+    if card == 13 and ncells <= B.MAX_CELLS:
         return B.barony_terms(cells, ncells, dec.squares, w[W_BARONY])
     if C.is_cluster(card) and C.can_value(card, cells, ncells, dec.clusters):
         weight = w[W_STONESIDE] if card == 3 else w[W_CLUSTERS]

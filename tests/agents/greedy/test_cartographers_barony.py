@@ -83,3 +83,9 @@ def test_a_placement_that_completes_a_bigger_square_scores_it():
     assert B.barony_terms(cells, 4, sq, 0.0) == 12.0
     f = 16 / 25
     assert B.barony_terms(cells, 4, sq, 0.5) == 12 + 3.0 * 0.5 * (f * f * f)
+
+
+def test_every_placement_of_the_tables_fits_the_fast_path(game):
+    """The fast path reads at most MAX_CELLS placed cells; every placement row of the game's tables
+    (shapes and the 1x1 fallback) is that small, so none is left to the whole-map valuation."""
+    assert int(game.tb[5][:, 7].max()) <= B.MAX_CELLS
