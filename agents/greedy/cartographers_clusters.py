@@ -466,14 +466,13 @@ def _village_sizes(card: int, drawn: np.ndarray, terrain: int, cells: np.ndarray
         return float(points)
     value = 0.0  # in label order, which is first-cell order: the merged cluster where its first cell is
     pending = terrain == VILLAGE
-    for i in range(n):
+    for i in range(n):  # a cluster of 6 or more adds 0.0, which leaves the sum as it was
         if pending and first < cl[VIL_FIRST + i]:
-            if size < 6:
-                value += wildholds_progress(size)
+            value += wildholds_progress(size)
             pending = False
-        if cl[STAMP + i] != stamp and cl[VIL_SIZE + i] < 6:
+        if cl[STAMP + i] != stamp:
             value += wildholds_progress(cl[VIL_SIZE + i])
-    if pending and size < 6:
+    if pending:
         value += wildholds_progress(size)
     return points + weight * value
 

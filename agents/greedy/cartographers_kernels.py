@@ -226,9 +226,7 @@ def _village_progress(grid: np.ndarray, card: int, n: int, kinds_ready: bool, sc
     value = 0.0
     if card == 8:
         for i in range(n):
-            size = scratch[_SIZ + i]
-            if size < 6:
-                value += C.wildholds_progress(size)
+            value += C.wildholds_progress(scratch[_SIZ + i])  # 0.0 from 6 cells on
         return value
     if not kinds_ready:
         cluster_neighbour_kinds(grid, n, scratch)
