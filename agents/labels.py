@@ -58,6 +58,8 @@ def _mcts_label(options: dict[str, Any]) -> str:
         parts.append("free redraw")
     if str(options.get("playout_redraw", "false")).lower() == "true":
         parts.append("redrawing playouts")
+    if str(options.get("rotations", "1")) != "1":
+        parts.append(f"{options['rotations']} rotations")
     if options.get("horizon") is not None:
         parts.append(f"horizon {options['horizon']}")
     if str(options.get("objective", "total")) != "total":

@@ -47,7 +47,7 @@ SEARCHES: dict[str, SearchName] = {s.name: s for s in (
     SearchName("turn", "compiled whole-turn search over paired futures with greedy playouts",
                {"engine": "compiled", "rollout": "greedy"},
                _BUDGET + ("rollout", "widening", "halving", "greedy", "redraws", "free_redraw",
-                          "playout_redraw", "objective", "model"),
+                          "playout_redraw", "objective", "model", "rotations"),
                ("cascadia",)),
     SearchName("placement", "compiled placement search over paired futures, exact endgame",
                {"engine": "compiled"},

@@ -72,6 +72,9 @@ rules offer it, before the turn is searched (no greedy preset takes it; it pays 
 ``objective=base`` (the Cascadia turn search): playouts and the exact last turn value a turn by the
 acting seat's base score (wildlife, habitats and nature tokens) instead of its total (which adds
 the habitat majority bonuses).
+``rotations=N`` (the Cascadia turn search, 1-6): each (market option, position) is a candidate turn
+with each of the tile's N best rotations by greedy's plan (each with the token planned with it)
+instead of the best one only.
 ``horizon=H`` (the Cartographers flat search, 1-3): playouts stop when the season H after the
 decision's own begins, and the seasons left are valued on the map there, each as if it were scored
 today.
@@ -161,7 +164,7 @@ class MCTSAgent:
                  noise: float | None = None, batch: int | None = None, exact_tiles: Any = None,
                  halving: bool = False, greedy: str = "default", horizon: Any = None,
                  redraws: bool = False, objective: str = "total", model: str | None = None,
-                 free_redraw: bool = False, playout_redraw: bool = False):
+                 free_redraw: bool = False, playout_redraw: bool = False, rotations: Any = 1):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -231,6 +234,7 @@ class MCTSAgent:
                                       "playout_redraw=true (every seat of the playouts takes the free "
                                       "three-of-a-kind redraw) is an option of the compiled cascadia turn "
                                       "search")
+        self.rotations = _parse_rotations(rotations, turn_search)
         objectives = getattr(turn_search, "OBJECTIVES", None)
         if objective != "total" and objectives is None:
             raise ConfigError("mcts: objective=<score> (the score the playouts maximise) is an option of the "
@@ -553,6 +557,16 @@ def _switch(name: str, value: Any, turn_search: Any, flag: str, where: str) -> b
     if value and not getattr(turn_search, flag, False):
         raise ConfigError(f"mcts: {where} (engine=compiled)")
     return value
+
+
+def _parse_rotations(rotations: Any, turn_search: Any) -> int:
+    """The ``rotations`` option: how many of each placement's best rotations are candidate turns (1-6)."""
+    if isinstance(rotations, bool) or not isinstance(rotations, int) or not 1 <= rotations <= 6:
+        raise ConfigError(f"mcts: rotations must be an integer from 1 to 6, got {rotations!r}")
+    if rotations != 1 and not getattr(turn_search, "ROTATIONS", False):
+        raise ConfigError("mcts: rotations=N (each placement's N best tile rotations as candidate turns) is "
+                          "an option of the compiled cascadia turn search (engine=compiled)")
+    return rotations
 
 
 def _parse_horizon(horizon: Any, turn_search: Any) -> int | None:

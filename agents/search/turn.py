@@ -9,7 +9,8 @@ this search acts on whole turns. At the first decision of a turn it
    frontier position with its best rotation and its best token hex; the greedy choice first,
    then the rest by planned value (weighted by :func:`agents.greedy.cascadia.turn_weights`: with
    ``greedy=endgame`` a seat's last turn by its exact score change), one candidate per (market
-   option, position); token redraws (the optional three-of-a-kind one, nature-token ones) are
+   option, position) with greedy's best rotation (``rotations=N``: its N best rotations, each with
+   the token hex planned with it); token redraws (the optional three-of-a-kind one, nature-token ones) are
    not listed, as greedy never uses them;
 2. keeps the first ``ceil(k * simulations ** alpha)`` of them (``widening=k/alpha``, the same
    progressive-widening rule as the Python tree, applied once at the root); with
@@ -168,9 +169,11 @@ def last_turn_totals(st, det, work, cands, stream, tb, out, column=K.CAT_TOTAL) 
     return True
 
 
-def candidate_turns(game, state, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def candidate_turns(game, state, weights: np.ndarray, rotations: int = 1) -> tuple[np.ndarray, np.ndarray]:
     """Candidate plans for the rest of the current turn, best planned value first (the greedy
-    choice first): int64[n, 3] actions (-1 padded) and their planned values."""
+    choice first): int64[n, 3] actions (-1 padded) and their planned values. Each (market option,
+    position) gives its ``rotations`` best-valued rotations of the tile (ties in rotation order; a
+    tile with fewer distinct rotations gives all it has), each with the token planned with it."""
     g, s = game, state
     weights = turn_weights(weights, s.ctl)
     p = int(s.ctl[K.C_CUR])
@@ -199,13 +202,15 @@ def candidate_turns(game, state, weights: np.ndarray) -> tuple[np.ndarray, np.nd
             values.fill(-np.inf)
             plan_turn(p, kind, w, board, g.tb, supply, weights, values, tokens)
             per_cell = values[K.A_TILE:K.A_TOKEN].reshape(-1, 6)
-            best_rot = per_cell.argmax(axis=1)
             for c in np.flatnonzero(np.isfinite(per_cell.max(axis=1))):
-                tile_action = K.A_TILE + 6 * int(c) + int(best_rot[c])
-                plan = (market_action, tile_action, int(tokens[tile_action]))
-                if market_action < 0:
-                    plan = plan[1:] + (-1,)
-                plans.append((float(per_cell[c, best_rot[c]]) - cost, *plan))
+                for r in np.argsort(-per_cell[c], kind="stable")[:rotations]:  # ties: rotation order
+                    if not np.isfinite(per_cell[c, r]):  # the tile has fewer distinct rotations
+                        break
+                    tile_action = K.A_TILE + 6 * int(c) + int(r)
+                    plan = (market_action, tile_action, int(tokens[tile_action]))
+                    if market_action < 0:
+                        plan = plan[1:] + (-1,)
+                    plans.append((float(per_cell[c, r]) - cost, *plan))
     order = sorted(range(len(plans)), key=lambda i: -plans[i][0])  # stable: ties keep listing order
     actions = np.array([plans[i][1:] for i in order], dtype=np.int64).reshape(-1, 3)
     values = np.array([plans[i][0] for i in order])
@@ -229,6 +234,7 @@ class TurnSearch:
     REDRAWS = True  # takes redraws=true (token redraws as candidate turns)
     GREEDY_PRESETS = True  # takes greedy=<preset> (agents.greedy.cascadia.PRESETS)
     OBJECTIVES = {"total": K.CAT_TOTAL, "base": K.CAT_BASE}  # objective=NAME: the score column maximised
+    ROTATIONS = True  # takes rotations=N (each placement's N best rotations as candidate turns)
     LEARNED_MODEL = True  # takes model=<folder> (a learned linear model: the candidate order; with
     # rollout=learned also the playouts)
 
@@ -295,7 +301,7 @@ class TurnSearch:
 
     def _search(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> np.ndarray:
         agent, game = self.agent, self.game
-        cands, values = candidate_turns(game, state, self.weights)
+        cands, values = candidate_turns(game, state, self.weights, self.agent.rotations)
         cands = cands[legal_mask[cands[:, 0]]]
         if self.model is not None and int(state.ctl[K.C_PHASE]) == K.PHASE_MARKET and cands.shape[0] > 1:
             cands = cands[np.argsort(-self.model.turn_values(state, cands), kind="stable")]

@@ -406,6 +406,8 @@ def test_search_with_redraws_does_not_depend_on_the_hidden_future():
 @pytest.mark.parametrize("option, good, bad, refusal, elsewhere", [
     ("redraws", "true", "often", "redraws must be true or false", "redraws=true"),
     ("objective", "base", "wins", "objective must be one of total, base, got 'wins'", "objective=<score>"),
+    ("rotations", "2", "7", "rotations must be an integer from 1 to 6, got 7", "rotations=N"),
+    ("rotations", "3", "two", "rotations must be an integer from 1 to 6, got 'two'", "rotations=N"),
 ])
 def test_turn_search_options_are_checked_and_refused_elsewhere(option, good, bad, refusal, elsewhere):
     with pytest.raises(ConfigError, match=refusal):
@@ -415,6 +417,47 @@ def test_turn_search_options_are_checked_and_refused_elsewhere(option, good, bad
                    make_game("cartographers", players=1))
     with pytest.raises(ConfigError, match=elsewhere):
         make_agent(f"mcts:simulations=12,{option}={good}", make_game("cascadia", players=4))
+
+
+@pytest.mark.parametrize("players, seed", [(4, 5), (4, 9), (1, 3)])
+def test_rotations_add_each_placements_next_best_rotations(players, seed):
+    """``rotations=2``: every candidate of the default list, plus each placement's second-best rotation
+    (where the tile has one), each a whole legal turn whose planned value is greedy's for that rotation."""
+    game, state = _midgame(players, seed)
+    one, one_values = M.candidate_turns(game, state, WEIGHTS)
+    two, values = M.candidate_turns(game, state, WEIGHTS, rotations=2)
+    assert np.array_equal(two[0], one[0]) and np.all(np.diff(values) <= 0)
+    listed = {tuple(t): v for t, v in zip(two.tolist(), values, strict=True)}
+    assert len(listed) == two.shape[0]  # no duplicates
+    for t, v in zip(one.tolist(), one_values, strict=True):
+        assert listed[tuple(t)] == v  # the default list is inside, with the same values
+    by_place: dict[tuple[int, int], list[tuple[int, float]]] = {}
+    for t, v in listed.items():
+        by_place.setdefault((t[0], (t[1] - K.A_TILE) // 6), []).append(((t[1] - K.A_TILE) % 6, v))
+    extra = 0
+    for (market, _), rots in by_place.items():
+        kind = int(state.market[0, (market - K.A_PAIR) if market < K.A_FREE else (market - K.A_FREE) // 4])
+        assert len(rots) == min(2, int(game.tb.kind_info[kind, 2]))
+        assert len({r for r, _ in rots}) == len(rots)
+        extra += len(rots) - 1
+    assert extra > 0 and two.shape[0] == one.shape[0] + extra
+    for plan in two[:: max(1, two.shape[0] // 40)]:
+        s = state.copy()
+        for action in plan[plan >= 0]:
+            assert game.legal_mask(s)[action], game.why_illegal(s, int(action))
+            game.step(s, int(action))
+        assert int(s.ctl[K.C_TURN]) == int(state.ctl[K.C_TURN]) + 1
+
+
+def test_the_search_compares_the_rotations_candidates():
+    """Without widening the search compares every candidate turn: ``rotations=2``'s longer list."""
+    game, state = _midgame(4, 5)
+    legal = game.legal_mask(state)
+    for rotations in (1, 2):
+        cands, _ = M.candidate_turns(game, state, WEIGHTS, rotations=rotations)
+        agent = make_agent(f"turn:simulations=1,widening=off,rotations={rotations}", game)
+        agent.act(state.copy(), legal, np.random.default_rng(0))
+        assert agent.last_stats["children"] == int(legal[cands[:, 0]].sum())
 
 
 def _first_turn_played(game, state, spec: str) -> list[int]:
