@@ -28,6 +28,8 @@ from envs.core.registry import make_game
      "mcts(512, greedy, compiled, free redraw, redrawing playouts)"),
     ("mcts:engine=compiled,rollout=greedy,simulations=768,halving=true,greedy=selfplay,objective=base",
      "mcts(768, greedy selfplay, compiled, halving, base objective)"),
+    ("mcts:engine=compiled,rollout=greedy,simulations=768,halving=true,rotations=2",
+     "mcts(768, greedy, compiled, halving, 2 rotations)"),
     ("mcts:simulations=4", "mcts(4, random)"),
     ("mcts:simulations=none,time_limit=1.5,rollout=greedy", "mcts(1.5s, greedy)"),
     ("mcts:simulations=16,prior=greedy", "mcts(16, random, prior greedy)"),
