@@ -202,8 +202,9 @@ def candidate_turns(game, state, weights: np.ndarray, rotations: int = 1) -> tup
             values.fill(-np.inf)
             plan_turn(p, kind, w, board, g.tb, supply, weights, values, tokens)
             per_cell = values[K.A_TILE:K.A_TOKEN].reshape(-1, 6)
+            best_rots = np.argsort(-per_cell, axis=1, kind="stable")[:, :rotations]  # ties: rotation order
             for c in np.flatnonzero(np.isfinite(per_cell.max(axis=1))):
-                for r in np.argsort(-per_cell[c], kind="stable")[:rotations]:  # ties: rotation order
+                for r in best_rots[c]:
                     if not np.isfinite(per_cell[c, r]):  # the tile has fewer distinct rotations
                         break
                     tile_action = K.A_TILE + 6 * int(c) + int(r)
