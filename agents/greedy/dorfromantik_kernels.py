@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from agents.greedy.dorfromantik_cells import frontier_values
 from envs.core.rng import randint
 from envs.dorfromantik.kernels import (
     DIR_OFFSETS,
@@ -202,9 +203,22 @@ def flagged_placements(placed, meta, flag, out) -> int:
 
 @njit(cache=True)
 def greedy_values(board, rot_edges, task_type, flag, weights, mask, values) -> int:
-    """Fill ``values[slot, rot]`` with :func:`evaluate_placement` for every legal placement of the drawn
-    tile of ``board`` (a :class:`envs.dorfromantik.kernels.DorfBoard`; ``mask`` from
+    """Fill ``values[slot, rot]`` with the greedy value (:func:`evaluate_placement`'s, computed per
+    frontier cell by :func:`agents.greedy.dorfromantik_cells.frontier_values`) of every legal placement
+    of the drawn tile of ``board`` (a :class:`envs.dorfromantik.kernels.DorfBoard`; ``mask`` from
     :func:`legal_moves`, -inf elsewhere); return the number of legal placements."""
+    cells, frontier, placed, uf, tasks, _, meta = board
+    count = legal_moves(cells, frontier, uf, meta, rot_edges, task_type, mask)
+    flagged = np.zeros(MAX_PLACED, np.int64)
+    n_flagged = flagged_placements(placed, meta, flag, flagged)
+    frontier_values(board, rot_edges, task_type, flag, weights, flagged, n_flagged, mask, values)
+    return count
+
+
+@njit(cache=True)
+def placement_values(board, rot_edges, task_type, flag, weights, mask, values) -> int:
+    """:func:`greedy_values` placement by placement with :func:`evaluate_placement`: the reference
+    that the per-cell fast path is tested and benchmarked against."""
     cells, frontier, placed, uf, tasks, _, meta = board
     count = legal_moves(cells, frontier, uf, meta, rot_edges, task_type, mask)
     roots = np.zeros(6, np.int64)

@@ -10,6 +10,7 @@ import time
 
 import numpy as np
 
+from agents.greedy import dorfromantik_kernels as GK
 from envs.core.rng import new_stream
 from envs.dorfromantik import kernels as K
 from envs.dorfromantik.env import DorfromantikEnv
@@ -19,6 +20,24 @@ from envs.dorfromantik.reference import play_random_reference
 
 def _rate(count: int, seconds: float) -> float:
     return count / seconds if seconds > 0 else float("inf")
+
+
+def _greedy_valuations(game: DorfromantikGame, positions: list, reps: int) -> tuple[float, float]:
+    """Greedy valuations of every legal placement (the search playouts' inner step) per CPU second:
+    the per-cell kernel ``greedy_values`` and its placement-by-placement reference."""
+    mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
+    values = np.zeros((K.MAX_FRONTIER, 6))
+    tables = (game._rot_edges, game._task_type, game._flag, GK.DEFAULT_WEIGHTS)
+    boards = [s.board() for s in positions]
+    rates = []
+    for kernel in (GK.greedy_values, GK.placement_values):
+        kernel(boards[0], *tables, mask, values)
+        t0 = time.process_time()
+        for _ in range(reps):
+            for board in boards:
+                kernel(board, *tables, mask, values)
+        rates.append(_rate(reps * len(boards), time.process_time() - t0))
+    return rates[0], rates[1]
 
 
 def run_bench(quick: bool = False) -> dict:
@@ -67,6 +86,7 @@ def run_bench(quick: bool = False) -> dict:
         for s in positions:
             K.legal_moves(s.cells, s.frontier, s.uf, s.meta, game._rot_edges, game._task_type, mask)
     kernel_masks_per_s = _rate(reps * len(positions), time.process_time() - t0)
+    valuations_per_s, reference_valuations_per_s = _greedy_valuations(game, positions, reps)
     reps_py = 10 if quick else 50
     t0 = time.process_time()
     for _ in range(reps_py):
@@ -95,6 +115,9 @@ def run_bench(quick: bool = False) -> dict:
         "action_masks_per_s": action_masks_per_s,
         "env_steps_per_s": env_steps_per_s,
         "compiled_greedy_games_per_s": compiled_greedy_games_per_s,
+        "greedy_valuations_per_s": valuations_per_s,
+        "greedy_valuations_reference_per_s": reference_valuations_per_s,
+        "greedy_valuation_speedup": valuations_per_s / reference_valuations_per_s,
         "mean_random_score": mean_random_score,
         "mean_greedy_score": float(np.mean(greedy_scores)),
         "first_game_s": first_game_s,
