@@ -30,8 +30,47 @@ from envs.dorfromantik.kernels import (
     uf_root,
 )
 
+#: the kernel valued once per frontier cell allocates nothing and is compiled without numba's reference
+#: counting, as the engines' step kernels are (``envs.cascadia.kernels.step_jit``): a call with array
+#: arguments then costs no atomic counter updates
+step_jit = njit(cache=True, _nrt=False)
+#: its small steps, inlined into it (only ever called from ``step_jit`` kernels, or with numbers only)
+inline_jit = njit(cache=True, _nrt=False, inline="always")
+
 #: rows of the per-step group table (:func:`open_groups`): root, terrain, target (tasks), size, open edges
 G_ROOT, G_TERR, G_TARGET, G_SIZE, G_OPEN = range(5)
+
+
+@inline_jit
+def open_task_term(value: float, points: float, fail: float, progress: float, tight: float, size: int,
+                   new_size: int, new_open: int, target: int) -> float:
+    """``value`` plus an open task's term: its target when the placement completes it exactly, minus
+    ``fail`` x target when it overshoots or closes short, else ``progress`` per tile gained and minus
+    ``tight`` when one open edge is left (the additions in the reference's order, so bit for bit).
+    The weights come as numbers: an array argument would cost reference counting on every call."""
+    if new_size == target:
+        value += points * target
+    elif new_size > target or new_open == 0:
+        value -= fail * target
+    else:
+        value += progress * (new_size - size)
+        if new_open == 1:
+            value -= tight
+    return value
+
+
+@inline_jit
+def own_task_term(value: float, points: float, fail: float, new_task: float, new_size: int, new_open: int,
+                  target: int) -> float:
+    """``value`` plus the drawn task tile's own term: as :func:`open_task_term` for completion and
+    failure, else ``new_task`` x (open edges kept, at most 4, minus half the tiles still missing)."""
+    if new_size == target:
+        value += points * target
+    elif new_size > target or new_open == 0:
+        value -= fail * target
+    else:
+        value += new_task * (min(new_open, 4) - (target - new_size) * 0.5)
+    return value
 
 
 @njit(cache=True)
@@ -66,7 +105,7 @@ def open_groups(board, flag, flagged, n_flagged: int, tasks_out, flags_out) -> t
     return n_tasks, n_flags
 
 
-@njit(cache=True)
+@inline_jit
 def _neighbours(cells, uf, rot_edges, cell: int, nb_edge, nb_root) -> None:
     """For each direction: the terrain of the neighbour's edge facing ``cell`` (-1: no neighbour) and
     that edge's group root (-1 for meadow or no neighbour)."""
@@ -82,7 +121,7 @@ def _neighbours(cells, uf, rot_edges, cell: int, nb_edge, nb_root) -> None:
         nb_root[d] = uf_root(uf, cells[n, 2] * 5 + b - 1) if b > 0 else -1
 
 
-@njit(cache=True)
+@inline_jit
 def _faced(nb_edge, nb_root, terr: int, root: int) -> int:
     """How many open ``terr`` edges of group ``root`` face the cell (any placement closes them)."""
     c = 0
@@ -92,7 +131,7 @@ def _faced(nb_edge, nb_root, terr: int, root: int) -> int:
     return c
 
 
-@njit(cache=True)
+@inline_jit
 def _joins(edges, nb_edge, nb_root, terr: int, root: int) -> bool:
     """Whether the tile's ``terr`` piece (edges ``edges``) meets group ``root`` through a ``terr`` edge."""
     for d in range(6):
@@ -101,7 +140,7 @@ def _joins(edges, nb_edge, nb_root, terr: int, root: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@inline_jit
 def _group_after(uf, edges, nb_edge, nb_root, terr: int, out) -> None:
     """:func:`envs.dorfromantik.kernels.group_after` from the cell's neighbour table: size and open
     edges of the tile's ``terr`` group once placed."""
@@ -131,7 +170,7 @@ def _group_after(uf, edges, nb_edge, nb_root, terr: int, out) -> None:
     out[1] = open_edges
 
 
-@njit(cache=True)
+@inline_jit
 def _met(nb_root, joined: int, root: int) -> bool:
     """Whether ``root`` is the root of one of the directions in the bit set ``joined``."""
     for d in range(6):
@@ -151,7 +190,7 @@ def new_scratch(max_tasks: int, max_flags: int):
             np.zeros(6, np.bool_), np.empty(2, np.int64))
 
 
-@njit(cache=True)
+@step_jit
 def cell_values(board, rot_edges, task_type, flag, weights, groups, counts, cell: int, legal, values,
                 scratch) -> None:
     """``values[rot]`` = the greedy value of the drawn tile at ``cell`` with ``rot`` for every
@@ -202,25 +241,14 @@ def cell_values(board, rot_edges, task_type, flag, weights, groups, counts, cell
             else:
                 new_size = size
                 new_open = task_rows[k, G_OPEN] - task_faced[k]
-            if new_size == target:
-                value += weights[0] * target
-            elif new_size > target or new_open == 0:
-                value -= weights[1] * target
-            else:
-                value += weights[2] * (new_size - size)
-                if new_open == 1:
-                    value -= weights[5]
+            value = open_task_term(value, weights[0], weights[1], weights[2], weights[5], size, new_size,
+                                   new_open, target)
         if own > 0:  # the drawn tile's own task
             if not known[own]:
                 _group_after(uf, edges, nb_edge, nb_root, own, out)
                 after[own, 0], after[own, 1], known[own] = out[0], out[1], True
-            target = np.int64(meta[M_MARKER])
-            if after[own, 0] == target:
-                value += weights[0] * target
-            elif after[own, 0] > target or after[own, 1] == 0:
-                value -= weights[1] * target
-            else:
-                value += weights[7] * (min(after[own, 1], 4) - (target - after[own, 0]) * 0.5)
+            value = own_task_term(value, weights[0], weights[1], weights[7], after[own, 0], after[own, 1],
+                                  meta[M_MARKER])
         for i in range(n_flags):  # flags on the board whose area this placement closes
             f = flag_rows[i, G_TERR]
             if _joins(edges, nb_edge, nb_root, f, flag_rows[i, G_ROOT]):

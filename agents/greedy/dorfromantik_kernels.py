@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.greedy.dorfromantik_cells import frontier_values
+from agents.greedy.dorfromantik_cells import frontier_values, open_task_term, own_task_term
 from envs.core.rng import randint
 from envs.dorfromantik.kernels import (
     DIR_OFFSETS,
@@ -132,25 +132,13 @@ def evaluate_placement(board, rot_edges, task_type, flag, weights, flagged, n_fl
         else:
             new_size = size
             new_open = open_edges
-        if new_size == target:
-            value += weights[0] * target
-        elif new_size > target or new_open == 0:
-            value -= weights[1] * target
-        else:
-            value += weights[2] * (new_size - size)
-            if new_open == 1:
-                value -= weights[5]
+        value = open_task_term(value, weights[0], weights[1], weights[2], weights[5], size, new_size,
+                               new_open, target)
     # the drawn tile's own task
     own = task_type[tile]
     if own > 0:
         group_after(cells, uf, rot_edges, tile, rot, cell, own, out2)
-        target = meta[M_MARKER]
-        if out2[0] == target:
-            value += weights[0] * target
-        elif out2[0] > target or out2[1] == 0:
-            value -= weights[1] * target
-        else:
-            value += weights[7] * (min(out2[1], 4) - (target - out2[0]) * 0.5)
+        value = own_task_term(value, weights[0], weights[1], weights[7], out2[0], out2[1], meta[M_MARKER])
     # flags already on the board whose area this placement closes
     for i in range(n_flagged):
         p = flagged[i]
