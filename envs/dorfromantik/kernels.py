@@ -48,6 +48,11 @@ from numba import njit
 
 from envs.core.rng import randint, shuffle_prefix
 
+#: the small kernels every placement, mask and playout step calls (none allocates): compiled without
+#: numba's reference counting, so a call with array arguments costs no atomic counter updates (the
+#: search's greedy playouts 1.1x faster)
+hot_jit = njit(cache=True, _nrt=False)
+
 GRID_RADIUS = 72
 GRID_SIDE = 2 * GRID_RADIUS + 1
 GRID_CELLS = GRID_SIDE * GRID_SIDE
@@ -192,7 +197,7 @@ def setup(cells, frontier, placed, uf, tasks, deck, meta, markers, rules, player
     meta[M_FRONT] = 1
 
 
-@njit(cache=True)
+@hot_jit
 def clear_game(cells, frontier, placed, meta) -> None:
     """Empty the board of a finished game so its arrays can host the next one."""
     for i in range(meta[M_FRONT]):
@@ -207,7 +212,7 @@ def clear_game(cells, frontier, placed, meta) -> None:
     meta[M_PLACED] = 0
 
 
-@njit(cache=True)
+@hot_jit
 def uf_root(uf, x: int) -> int:
     """Root of node x (path halving)."""
     while uf[0, x] != x:
@@ -216,7 +221,7 @@ def uf_root(uf, x: int) -> int:
     return x
 
 
-@njit(cache=True)
+@hot_jit
 def uf_join(uf, a: int, b: int) -> None:
     """Merge the groups of a and b, adding tile counts and open-edge counts."""
     ra = uf_root(uf, a)
@@ -230,7 +235,7 @@ def uf_join(uf, a: int, b: int) -> None:
     uf[2, ra] += uf[2, rb]
 
 
-@njit(cache=True)
+@hot_jit
 def fits(cells, rot_edges, tile: int, rot: int, cell: int) -> bool:
     """Edge matching against every placed neighbour: a rail edge only against rail, a river edge only
     against river; forest, field, village and meadow meet anything."""
@@ -245,7 +250,7 @@ def fits(cells, rot_edges, tile: int, rot: int, cell: int) -> bool:
     return True
 
 
-@njit(cache=True)
+@hot_jit
 def group_after(cells, uf, rot_edges, tile: int, rot: int, cell: int, terr: int, out) -> None:
     """Tile count and open-edge count of the ``terr`` group holding the piece of ``tile`` if it were
     placed at ``cell`` with ``rot`` (nothing is changed). ``out[0]`` = size, ``out[1]`` = open edges."""
@@ -302,7 +307,7 @@ def group_after(cells, uf, rot_edges, tile: int, rot: int, cell: int, terr: int,
     out[1] = open_edges
 
 
-@njit(cache=True)
+@hot_jit
 def task_ok(cells, uf, rot_edges, tile: int, rot: int, cell: int, terr: int, target: int, out) -> bool:
     """Decision 4: a new task tile's own group may neither exceed its target nor close below it."""
     group_after(cells, uf, rot_edges, tile, rot, cell, terr, out)
@@ -353,7 +358,7 @@ def legal_moves(cells, frontier, uf, meta, rot_edges, task_type, mask) -> int:
     return count
 
 
-@njit(cache=True)
+@hot_jit
 def any_fit(cells, frontier, meta, rot_edges, tile: int) -> bool:
     for i in range(meta[M_FRONT]):
         for rot in range(6):
@@ -362,7 +367,7 @@ def any_fit(cells, frontier, meta, rot_edges, tile: int) -> bool:
     return False
 
 
-@njit(cache=True)
+@hot_jit
 def _frontier_remove(cells, frontier, meta, cell: int) -> None:
     slot = cells[cell, 3]
     last = meta[M_FRONT] - 1
@@ -373,7 +378,7 @@ def _frontier_remove(cells, frontier, meta, cell: int) -> None:
     meta[M_FRONT] = last
 
 
-@njit(cache=True)
+@hot_jit
 def check_tasks(uf, tasks, meta) -> None:
     """Decision 6: every open task completes at exactly its target, fails above it or when closed below."""
     for k in range(meta[M_TASKS]):
@@ -393,7 +398,7 @@ def check_tasks(uf, tasks, meta) -> None:
             meta[M_FAILED] += 1
 
 
-@njit(cache=True)
+@hot_jit
 def place(cells, frontier, placed, uf, tasks, meta, rot_edges, task_type, cell: int, rot: int) -> None:
     """Put the drawn tile on ``cell`` (must be legal), merge its pieces into the groups it touches,
     register a new task and run the task checks. Does not draw the next tile (see :func:`advance`)."""

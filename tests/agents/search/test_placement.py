@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from agents.base import make_agent
+from agents.greedy.dorfromantik import preset_weights
 from agents.search import placement as M
 from agents.search import placement_kernels as DK
 from envs.core.errors import ConfigError
@@ -193,6 +194,30 @@ def test_playouts_of_one_future_are_paired(game):
         search._play(state, pairs[k], 99)
         decks.append(search._work[5].copy())
     assert np.array_equal(decks[0], decks[1])
+
+
+def test_a_reused_scratch_board_starts_each_playout_as_a_fresh_one(game):
+    """start_playout copies only a position's tiles and frontier into the scratch board and clears
+    the previous playout's: the board it starts from equals a full copy, whatever came before."""
+    shared = K.new_arrays()
+    positions = [_midgame(game, seed, placed) for seed, placed in ((1, 30), (2, 5), (3, 55), (4, 1), (5, 18))]
+    for i, state in enumerate(positions + positions[::-1]):
+        board = state.board()
+        mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
+        K.legal_moves(board.cells, board.frontier, board.uf, board.meta, game._rot_edges, game._task_type,
+                      mask)
+        slot, rot = map(int, np.argwhere(mask[:int(board.meta[K.M_FRONT])])[0])
+        cell = int(board.frontier[slot])
+        fresh = K.new_arrays()
+        DK.start_playout(board, fresh, cell, rot, np.uint64(77 + i), game._rot_edges, game._task_type)
+        DK.start_playout(board, shared, cell, rot, np.uint64(77 + i), game._rot_edges, game._task_type)
+        for got, want in zip(shared, fresh, strict=True):
+            assert np.array_equal(got, want)
+        score = np.zeros(K.SCORE_SIZE, np.int64)
+        tables = (game._rot_edges, game._task_type, game._flag, preset_weights("default"))
+        totals = [DK.playout(board, work, cell, rot, np.uint64(5 + i), True, *tables, mask, score)
+                  for work in (shared, K.new_arrays())]
+        assert totals[0] == totals[1]
 
 
 def test_time_limit_is_an_anytime_budget(game):
