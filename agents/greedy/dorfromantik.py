@@ -1,8 +1,9 @@
 """Greedy Dorfromantik agent: one compiled call values every legal placement, the best is played.
 
-The value of a placement (``envs.dorfromantik.kernels.evaluate_placement``) is the immediate score
-change plus features, each with a weight that is an option of the agent (defaults in
-``kernels.DEFAULT_WEIGHTS``, tuned on compiled greedy games and checked on held-out seeds):
+The value of a placement (``agents.greedy.dorfromantik_kernels.evaluate_placement``, computed per
+frontier cell by ``agents.greedy.dorfromantik_cells``) is the immediate score change plus features,
+each with a weight that is an option of the agent (defaults in ``DEFAULT_WEIGHTS``, tuned on compiled
+greedy games and checked on held-out seeds):
 
 * ``points`` (1.0): per point gained now: a task group reaching exactly its target, a flagged area
   closed, the longest rail or river grown;
