@@ -179,15 +179,24 @@ def _met(nb_root, joined: int, root: int) -> bool:
     return False
 
 
+@inline_jit
+def _ensure_after(uf, edges, nb_edge, nb_root, terr: int, after, known) -> None:
+    """``after[terr]`` = the tile's ``terr`` group once placed (:func:`_group_after`), computed at most once
+    per rotation (``known`` is cleared for each)."""
+    if not known[terr]:
+        _group_after(uf, edges, nb_edge, nb_root, terr, after[terr])
+        known[terr] = True
+
+
 @njit(cache=True)
 def new_scratch(max_tasks: int, max_flags: int):
     """The working arrays of :func:`cell_values`, allocated once per step: the neighbours' edge
     terrains and roots, open edges of each task and flag group facing the cell, the tile's groups
-    after placing (per terrain, ``known`` when computed for the current rotation), the terrains the
-    tile shows, and a pair for results."""
+    after placing (per terrain, ``known`` when computed for the current rotation) and the terrains the
+    tile shows."""
     return (np.empty(6, np.int64), np.empty(6, np.int64), np.empty(max_tasks, np.int64),
             np.empty(max_flags, np.int64), np.empty((6, 2), np.int64), np.zeros(6, np.bool_),
-            np.zeros(6, np.bool_), np.empty(2, np.int64))
+            np.zeros(6, np.bool_))
 
 
 @step_jit
@@ -200,7 +209,7 @@ def cell_values(board, rot_edges, task_type, flag, weights, groups, counts, cell
     cells, _, _, uf, _, _, meta = board
     task_rows, flag_rows = groups
     n_tasks, n_flags = counts
-    nb_edge, nb_root, task_faced, flag_faced, after, known, has, out = scratch
+    nb_edge, nb_root, task_faced, flag_faced, after, known, has = scratch
     tile = meta[M_DRAWN]
     _neighbours(cells, uf, rot_edges, cell, nb_edge, nb_root)
     has[:] = False  # the tile shows terrain t on some edge (the same in every rotation)
@@ -233,9 +242,7 @@ def cell_values(board, rot_edges, task_type, flag, weights, groups, counts, cell
             root = task_rows[k, G_ROOT]
             size = task_rows[k, G_SIZE]
             if has[terr] and _joins(edges, nb_edge, nb_root, terr, root):
-                if not known[terr]:
-                    _group_after(uf, edges, nb_edge, nb_root, terr, out)
-                    after[terr, 0], after[terr, 1], known[terr] = out[0], out[1], True
+                _ensure_after(uf, edges, nb_edge, nb_root, terr, after, known)
                 new_size = after[terr, 0]
                 new_open = after[terr, 1]
             else:
@@ -244,33 +251,25 @@ def cell_values(board, rot_edges, task_type, flag, weights, groups, counts, cell
             value = open_task_term(value, weights[0], weights[1], weights[2], weights[5], size, new_size,
                                    new_open, target)
         if own > 0:  # the drawn tile's own task
-            if not known[own]:
-                _group_after(uf, edges, nb_edge, nb_root, own, out)
-                after[own, 0], after[own, 1], known[own] = out[0], out[1], True
+            _ensure_after(uf, edges, nb_edge, nb_root, own, after, known)
             value = own_task_term(value, weights[0], weights[1], weights[7], after[own, 0], after[own, 1],
                                   meta[M_MARKER])
         for i in range(n_flags):  # flags on the board whose area this placement closes
             f = flag_rows[i, G_TERR]
             if _joins(edges, nb_edge, nb_root, f, flag_rows[i, G_ROOT]):
-                if not known[f]:
-                    _group_after(uf, edges, nb_edge, nb_root, f, out)
-                    after[f, 0], after[f, 1], known[f] = out[0], out[1], True
+                _ensure_after(uf, edges, nb_edge, nb_root, f, after, known)
                 if after[f, 1] == 0:
                     value += weights[0] * after[f, 0]
             elif flag_rows[i, G_OPEN] - flag_faced[i] == 0:
                 value += weights[0] * flag_rows[i, G_SIZE]
         if own_flag > 0:
-            if not known[own_flag]:
-                _group_after(uf, edges, nb_edge, nb_root, own_flag, out)
-                after[own_flag, 0], after[own_flag, 1], known[own_flag] = out[0], out[1], True
+            _ensure_after(uf, edges, nb_edge, nb_root, own_flag, after, known)
             if after[own_flag, 1] == 0:
                 value += weights[0] * after[own_flag, 0]
         for line in (RAIL, RIVER):  # longest rail and river
             if not has[line]:
                 continue
-            if not known[line]:
-                _group_after(uf, edges, nb_edge, nb_root, line, out)
-                after[line, 0], after[line, 1], known[line] = out[0], out[1], True
+            _ensure_after(uf, edges, nb_edge, nb_root, line, after, known)
             best = meta[M_MAX_RAIL] if line == RAIL else meta[M_MAX_RIVER]
             if after[line, 0] > best:
                 value += weights[0] * (after[line, 0] - best)
