@@ -24,6 +24,8 @@ import numpy as np
 
 from agents.greedy import dorfromantik_kernels as GK
 from agents.greedy.dorfromantik import preset_weights
+from agents.learned import dorfromantik_after as LA
+from agents.learned import dorfromantik_columns as LC
 from agents.learned import dorfromantik_kernels as LK
 from agents.learned.explore import check_exploration, explore_pick
 from envs.core.errors import ConfigError
@@ -80,7 +82,7 @@ N_PHASES = 3
 #: the best greedy preset: the playouts that label candidates play it
 DEFAULT_PRESET = "selfplay"
 #: a phase starts when at most this many landscape tiles are left (middle, late)
-PHASE_LAND_LEFT = LK.PHASE_LAND_LEFT
+PHASE_LAND_LEFT = LC.PHASE_LAND_LEFT
 
 _ROWS = K.MAX_FRONTIER * 6
 
@@ -113,7 +115,7 @@ def _rows(game: Game, state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     feats = np.zeros((_ROWS, N_FEATURES), np.float32)
     n = 0
     if not game.is_over(state):
-        n = LK.candidate_features(state.board(), game._rot_edges, game._task_type, game._flag, mask, slots,
+        n = LA.candidate_features(state.board(), game._rot_edges, game._task_type, game._flag, mask, slots,
                                   rots, feats)
     cells = state.frontier[slots[:n]].astype(np.int64)
     rots = rots[:n]

@@ -21,48 +21,45 @@ import numpy as np
 from numba import njit
 
 from agents.greedy import dorfromantik_kernels as GK
+from agents.learned.dorfromantik_after import folded_weights, linear_values, phase_of
+from agents.learned.dorfromantik_columns import (
+    C_AREA_FREE,
+    C_AREA_FREE_X_LEFT,
+    C_AREAS_CLOSED,
+    C_COMPLETED,
+    C_FAILED,
+    C_FLAG_OPEN,
+    C_FRAC_LEFT,
+    C_FRONTIER,
+    C_GROUP_OPEN,
+    C_LAND_LEFT,
+    C_LARGEST_AREA,
+    C_LINE_FREE,
+    C_MATCH_X_LEFT,
+    C_MEADOW_FREE,
+    C_MISMATCH_X_LEFT,
+    C_MISSING,
+    C_MISSING_X_LEFT,
+    C_NEIGHBOURS,
+    C_NEW_FRONTIER,
+    C_NEW_TASK_X_LEFT,
+    C_OPEN_TASKS,
+    C_PROGRESS_X_LEFT,
+    C_RAIL_LEN,
+    C_RIVER_LEN,
+    C_TASK_OPEN_EDGES,
+    C_TASK_TILE,
+    C_TASKS_LEFT,
+    C_TIGHT_TASKS,
+    MATCH,
+    MISMATCH,
+    N_COLUMNS,
+    N_GREEDY,
+    NEW_TASK,
+    PROGRESS,
+)
 from agents.search import placement_kernels as DK
 from envs.dorfromantik import kernels as K
-
-#: greedy terms (one per ``GK.WEIGHT_NAMES`` entry) come first
-N_GREEDY = len(GK.WEIGHT_NAMES)
-C_LAND_LEFT = N_GREEDY
-C_FRAC_LEFT = N_GREEDY + 1
-C_TASKS_LEFT = N_GREEDY + 2
-C_TASK_TILE = N_GREEDY + 3
-C_NEIGHBOURS = N_GREEDY + 4
-C_AREA_FREE = N_GREEDY + 5
-C_LINE_FREE = N_GREEDY + 6
-C_MEADOW_FREE = N_GREEDY + 7
-C_FRONTIER = N_GREEDY + 8
-C_NEW_FRONTIER = N_GREEDY + 9
-C_GROUP_OPEN = N_GREEDY + 10
-C_LARGEST_AREA = N_GREEDY + 11
-C_AREAS_CLOSED = N_GREEDY + 12
-C_FLAG_OPEN = N_GREEDY + 13
-C_RAIL_LEN = N_GREEDY + 14
-C_RIVER_LEN = N_GREEDY + 15
-C_OPEN_TASKS = N_GREEDY + 16
-C_MISSING = N_GREEDY + 17
-C_TASK_OPEN_EDGES = N_GREEDY + 18
-C_TIGHT_TASKS = N_GREEDY + 19
-C_COMPLETED = N_GREEDY + 20
-C_FAILED = N_GREEDY + 21
-C_PROGRESS_X_LEFT = N_GREEDY + 22
-C_MATCH_X_LEFT = N_GREEDY + 23
-C_MISMATCH_X_LEFT = N_GREEDY + 24
-C_MISSING_X_LEFT = N_GREEDY + 25
-C_AREA_FREE_X_LEFT = N_GREEDY + 26
-C_NEW_TASK_X_LEFT = N_GREEDY + 27
-N_COLUMNS = N_GREEDY + 28
-#: a phase starts when at most this many landscape tiles are left in the stack (middle, late)
-PHASE_LAND_LEFT = (29, 14)
-
-# indices of the greedy terms used by the interactions (GK.WEIGHT_NAMES order)
-_PROGRESS = GK.WEIGHT_NAMES.index("progress")
-_MATCH = GK.WEIGHT_NAMES.index("match")
-_MISMATCH = GK.WEIGHT_NAMES.index("mismatch")
-_NEW_TASK = GK.WEIGHT_NAMES.index("new_task")
 
 
 @njit(cache=True)
@@ -189,8 +186,9 @@ def _undo_arrays(board) -> tuple:
 
 
 @njit(cache=True)
-def candidate_features(board, rot_edges, task_type, flag, mask, slots, rots, feats) -> int:
-    """Fill ``slots[i]``, ``rots[i]`` (frontier slot, rotation) and ``feats[i]`` for every legal
+def candidate_features_by_placement(board, rot_edges, task_type, flag, mask, slots, rots, feats) -> int:
+    """The reference of :func:`agents.learned.dorfromantik_after.candidate_features` (the same rows):
+    fill ``slots[i]``, ``rots[i]`` (frontier slot, rotation) and ``feats[i]`` for every legal
     placement ``i`` of the drawn tile of ``board`` (a :class:`envs.dorfromantik.kernels.DorfBoard`), in
     (slot, rotation) order; return how many. The game arrays come back as they were (up to
     union-find path halving, which changes no group)."""
@@ -218,10 +216,10 @@ def candidate_features(board, rot_edges, task_type, flag, mask, slots, rots, fea
                 row[j] = GK.evaluate_placement(board, rot_edges, task_type, flag, basis[j], flagged,
                                                n_flagged, cell, rot, roots, out2)
             _describe(board, rot_edges, task_type, flag, i, rot, tile, undo, row)
-            row[C_PROGRESS_X_LEFT] = row[_PROGRESS] * lf
-            row[C_MATCH_X_LEFT] = row[_MATCH] * lf
-            row[C_MISMATCH_X_LEFT] = row[_MISMATCH] * lf
-            row[C_NEW_TASK_X_LEFT] = row[_NEW_TASK] * lf
+            row[C_PROGRESS_X_LEFT] = row[PROGRESS] * lf
+            row[C_MATCH_X_LEFT] = row[MATCH] * lf
+            row[C_MISMATCH_X_LEFT] = row[MISMATCH] * lf
+            row[C_NEW_TASK_X_LEFT] = row[NEW_TASK] * lf
             n += 1
     assert n == n_legal
     return n
@@ -240,41 +238,24 @@ def label_playouts(board, work, pick_cells, pick_rots, seeds, rot_edges, task_ty
 
 
 @njit(cache=True)
-def phase_of(meta) -> int:
-    """0 early (30 or more landscape tiles left in the stack), 1 middle (15-29), 2 late."""
-    left = K.NUM_LAND - meta[K.M_LAND_POS]
-    if left > PHASE_LAND_LEFT[0]:
-        return 0
-    return 1 if left > PHASE_LAND_LEFT[1] else 2
-
-
-@njit(cache=True)
-def linear_placement(board, rot_edges, task_type, flag, theta, mask, values) -> int:
-    """The placement ``slot * 6 + rot`` the linear policy ``theta`` plays on ``board`` (a
-    :class:`envs.dorfromantik.kernels.DorfBoard`): the first (in slot,
-    rotation order) whose ``features @ theta[phase]`` is within 1e-9 of the best. The greedy terms
-    and the four columns that multiply them are one :func:`GK.evaluate_placement` call with the
-    folded weights (the valuation is linear in them), so a decision costs about one greedy
-    valuation plus the trial placements; ``values[slot, rot]`` gets every legal value."""
+def linear_values_by_placement(board, rot_edges, task_type, flag, theta, mask, values) -> int:
+    """The reference of :func:`agents.learned.dorfromantik_after.linear_values` (same arguments, the
+    same numbers bit for bit): each placement valued on its own, the greedy terms and the four columns
+    that multiply them as one :func:`GK.evaluate_placement` call with the folded weights (the
+    valuation is linear in them), the rest described by placing the tile (:func:`_describe`)."""
     cells, frontier, placed, uf, tasks, _, meta = board
     n_legal = K.legal_moves(cells, frontier, uf, meta, rot_edges, task_type, mask)
     if n_legal == 0:
-        return -1
+        return 0
     tile = meta[K.M_DRAWN]
     w = theta[phase_of(meta)]
-    lf = (K.NUM_LAND - meta[K.M_LAND_POS]) / max(K.NUM_LAND - meta[K.M_UNSEEN], 1)
-    folded = w[:N_GREEDY].copy()
-    folded[_PROGRESS] += w[C_PROGRESS_X_LEFT] * lf
-    folded[_MATCH] += w[C_MATCH_X_LEFT] * lf
-    folded[_MISMATCH] += w[C_MISMATCH_X_LEFT] * lf
-    folded[_NEW_TASK] += w[C_NEW_TASK_X_LEFT] * lf
+    folded = folded_weights(meta, w)
     roots = np.zeros(6, np.int64)
     out2 = np.zeros(2, np.int64)
     flagged = np.zeros(K.MAX_PLACED, np.int64)
     n_flagged = GK.flagged_placements(placed, meta, flag, flagged)
     undo = _undo_arrays(board)
     row = np.zeros(N_COLUMNS)
-    top = -np.inf
     for i in range(meta[K.M_FRONT]):
         for rot in range(6):
             if not mask[i, rot]:
@@ -286,12 +267,35 @@ def linear_placement(board, rot_edges, task_type, flag, theta, mask, values) -> 
             for j in range(N_GREEDY, N_COLUMNS):
                 v += row[j] * w[j]
             values[i, rot] = v
-            top = max(top, v)
+    return n_legal
+
+
+@njit(cache=True)
+def first_best(meta, mask, values) -> int:
+    """``slot * 6 + rot`` of the first legal placement (slot, rotation order) whose value is within 1e-9
+    of the best, -1 with none."""
+    top = -np.inf
+    for i in range(meta[K.M_FRONT]):
+        for rot in range(6):
+            if mask[i, rot]:
+                top = max(top, values[i, rot])
     for i in range(meta[K.M_FRONT]):
         for rot in range(6):
             if mask[i, rot] and values[i, rot] >= top - 1e-9:
                 return i * 6 + rot
     return -1
+
+
+@njit(cache=True)
+def linear_placement(board, rot_edges, task_type, flag, theta, mask, values) -> int:
+    """The placement ``slot * 6 + rot`` the linear policy ``theta`` plays on ``board`` (a
+    :class:`envs.dorfromantik.kernels.DorfBoard`): the first (in slot, rotation order) whose
+    ``features @ theta[phase]`` is within 1e-9 of the best, -1 with no legal placement. Valued by
+    frontier cell (:func:`agents.learned.dorfromantik_after.linear_values`: about the cost of two
+    greedy valuations); ``values[slot, rot]`` gets every legal value."""
+    if linear_values(board, rot_edges, task_type, flag, theta, mask, values) == 0:
+        return -1
+    return first_best(board.meta, mask, values)
 
 
 @njit(cache=True)

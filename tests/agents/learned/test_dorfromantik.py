@@ -10,6 +10,7 @@ import pytest
 
 from agents.greedy.dorfromantik import DorfromantikGreedyAgent
 from agents.learned import dorfromantik as L
+from agents.learned import dorfromantik_after as LA
 from agents.learned import dorfromantik_kernels as LK
 from agents.learned.model import load_model
 from envs.core.errors import ConfigError
@@ -259,7 +260,7 @@ def test_label_games_bad_options(game):
 
 
 def test_compiled_linear_policy_plays_the_feature_rows_best(game, positions):
-    """The search's playout policy (one folded greedy valuation per placement) values every legal
+    """The search's playout policy (one folded greedy valuation per frontier cell) values every legal
     placement as ``candidate_features @ theta[phase]`` and plays the first best, on a trained model's
     weights and on random ones."""
     rng = np.random.default_rng(7)
@@ -274,7 +275,7 @@ def test_compiled_linear_policy_plays_the_feature_rows_best(game, positions):
         s = state.copy()
         k = LK.linear_placement(s.board(), game._rot_edges, game._task_type, game._flag, theta, mask, values)
         np.testing.assert_array_equal(s.cells, state.cells)  # the position comes back as it was
-        n = LK.candidate_features(s.board(), game._rot_edges, game._task_type, game._flag, mask, slots, rots,
+        n = LA.candidate_features(s.board(), game._rot_edges, game._task_type, game._flag, mask, slots, rots,
                                   feats)
         expected = feats[:n].astype(np.float64) @ theta[L.phase(game, state)]
         got = values[slots[:n], rots[:n]]
