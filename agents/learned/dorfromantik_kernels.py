@@ -1,18 +1,22 @@
 """numba kernels of Dorfromantik's candidate view (:mod:`agents.learned.dorfromantik`).
 
-* :func:`candidate_features` fills one feature row per legal placement of the drawn tile: the
-  greedy valuation's terms (:func:`agents.greedy.dorfromantik_kernels.evaluate_placement` run with
+* :func:`candidate_features_by_placement` fills one feature row per legal placement of the drawn tile:
+  the greedy valuation's terms (:func:`agents.greedy.dorfromantik_kernels.evaluate_placement` run with
   each unit weight vector, so the columns are exactly the terms the greedy weights multiply), then
   descriptors of the position after the placement (the tile is placed on the real arrays and the
-  touched entries are restored afterwards).
+  touched entries are restored afterwards). It is the reference of the by-cell
+  :func:`agents.learned.dorfromantik_after.candidate_features`, which the agent and the labelling use.
 * :func:`label_playouts` values chosen placements on paired sampled futures with the compiled
   search's playout (:func:`agents.search.placement_kernels.playout`, greedy to the end).
 * :func:`linear_placement` and :func:`play_linear` are the linear candidate policy in numba (the
   search's learned playouts): the first placement whose ``features @ theta[phase]`` is within 1e-9
   of the best, as :class:`agents.learned.dorfromantik.LinearPolicy` plays it (without the action
-  window, as greedy playouts play).
+  window, as greedy playouts play). The values come by frontier cell
+  (:func:`agents.learned.dorfromantik_after.linear_values`); :func:`linear_values_by_placement` is
+  their reference.
 
-Column order is :data:`agents.learned.dorfromantik.FEATURES`; the ``C_*`` constants name the columns.
+Column order is :data:`agents.learned.dorfromantik.FEATURES`; the ``C_*`` constants of
+:mod:`agents.learned.dorfromantik_columns` name the columns.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ to the end on the same sampled futures:
    ``learned:<folder>`` plays it, e.g. ``models/dorfromantik``): the candidates of step 1 are
    sorted by the model's value instead (stable), so its choice is candidate 0, the one that stays
    unless beaten; ``rollout=learned`` also plays the playouts with the model
-   (:func:`agents.learned.dorfromantik_kernels.playout_linear`, about 3.4 times the cost of a
+   (:func:`agents.learned.dorfromantik_kernels.playout_linear`, about 2.3 times the cost of a
    greedy playout). The exact endgame is unchanged.
 
 With ``simulations`` only, a decision is a function of the state and the seat's rng (tested);

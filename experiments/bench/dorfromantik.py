@@ -11,6 +11,9 @@ import time
 import numpy as np
 
 from agents.greedy import dorfromantik_kernels as GK
+from agents.learned import dorfromantik_after as LA
+from agents.learned import dorfromantik_kernels as LK
+from agents.learned.dorfromantik import greedy_theta
 from envs.core.rng import new_stream
 from envs.dorfromantik import kernels as K
 from envs.dorfromantik.env import DorfromantikEnv
@@ -22,15 +25,20 @@ def _rate(count: int, seconds: float) -> float:
     return count / seconds if seconds > 0 else float("inf")
 
 
-def _greedy_valuations(game: DorfromantikGame, positions: list, reps: int) -> tuple[float, float]:
-    """Greedy valuations of every legal placement (the search playouts' inner step) per CPU second:
-    the per-cell kernel ``greedy_values`` and its placement-by-placement reference."""
+def _valuations(game: DorfromantikGame, positions: list, reps: int, learned: bool) -> tuple[float, float]:
+    """Valuations of every legal placement per CPU second, by frontier cell and by its placement-by-placement
+    reference: greedy's (``greedy_values``, the search playouts' inner step) or, with ``learned``, the
+    linear policy's (``linear_values``, the learned playouts' step; the cost does not depend on the
+    weights, so greedy's weights in every phase stand in for a model)."""
     mask = np.zeros((K.MAX_FRONTIER, 6), np.bool_)
     values = np.zeros((K.MAX_FRONTIER, 6))
-    tables = (game._rot_edges, game._task_type, game._flag, GK.DEFAULT_WEIGHTS)
+    weights = greedy_theta() if learned else GK.DEFAULT_WEIGHTS
+    tables = (game._rot_edges, game._task_type, game._flag, weights)
     boards = [s.board() for s in positions]
     rates = []
-    for kernel in (GK.greedy_values, GK.placement_values):
+    kernels = ((LA.linear_values, LK.linear_values_by_placement) if learned
+               else (GK.greedy_values, GK.placement_values))
+    for kernel in kernels:
         kernel(boards[0], *tables, mask, values)
         t0 = time.process_time()
         for _ in range(reps):
@@ -86,7 +94,8 @@ def run_bench(quick: bool = False) -> dict:
         for s in positions:
             K.legal_moves(s.cells, s.frontier, s.uf, s.meta, game._rot_edges, game._task_type, mask)
     kernel_masks_per_s = _rate(reps * len(positions), time.process_time() - t0)
-    valuations_per_s, reference_valuations_per_s = _greedy_valuations(game, positions, reps)
+    valuations_per_s, reference_valuations_per_s = _valuations(game, positions, reps, learned=False)
+    learned_per_s, reference_learned_per_s = _valuations(game, positions, reps, learned=True)
     reps_py = 10 if quick else 50
     t0 = time.process_time()
     for _ in range(reps_py):
@@ -118,6 +127,9 @@ def run_bench(quick: bool = False) -> dict:
         "greedy_valuations_per_s": valuations_per_s,
         "greedy_valuations_reference_per_s": reference_valuations_per_s,
         "greedy_valuation_speedup": valuations_per_s / reference_valuations_per_s,
+        "learned_valuations_per_s": learned_per_s,
+        "learned_valuations_reference_per_s": reference_learned_per_s,
+        "learned_valuation_speedup": learned_per_s / reference_learned_per_s,
         "mean_random_score": mean_random_score,
         "mean_greedy_score": float(np.mean(greedy_scores)),
         "first_game_s": first_game_s,
