@@ -132,7 +132,7 @@ def _faced(nb_edge, nb_root, terr: int, root: int) -> int:
 
 
 @inline_jit
-def _joins(edges, nb_edge, nb_root, terr: int, root: int) -> bool:
+def joins(edges, nb_edge, nb_root, terr: int, root: int) -> bool:
     """Whether the tile's ``terr`` piece (edges ``edges``) meets group ``root`` through a ``terr`` edge."""
     for d in range(6):
         if edges[d] == terr and nb_edge[d] == terr and nb_root[d] == root:
@@ -180,7 +180,7 @@ def _met(nb_root, joined: int, root: int) -> bool:
 
 
 @inline_jit
-def _ensure_after(uf, edges, nb_edge, nb_root, terr: int, after, known) -> None:
+def ensure_after(uf, edges, nb_edge, nb_root, terr: int, after, known) -> None:
     """``after[terr]`` = the tile's ``terr`` group once placed (:func:`_group_after`), computed at most once
     per rotation (``known`` is cleared for each)."""
     if not known[terr]:
@@ -241,8 +241,8 @@ def cell_values(board, rot_edges, task_type, flag, weights, groups, counts, cell
             target = task_rows[k, G_TARGET]
             root = task_rows[k, G_ROOT]
             size = task_rows[k, G_SIZE]
-            if has[terr] and _joins(edges, nb_edge, nb_root, terr, root):
-                _ensure_after(uf, edges, nb_edge, nb_root, terr, after, known)
+            if has[terr] and joins(edges, nb_edge, nb_root, terr, root):
+                ensure_after(uf, edges, nb_edge, nb_root, terr, after, known)
                 new_size = after[terr, 0]
                 new_open = after[terr, 1]
             else:
@@ -251,25 +251,25 @@ def cell_values(board, rot_edges, task_type, flag, weights, groups, counts, cell
             value = open_task_term(value, weights[0], weights[1], weights[2], weights[5], size, new_size,
                                    new_open, target)
         if own > 0:  # the drawn tile's own task
-            _ensure_after(uf, edges, nb_edge, nb_root, own, after, known)
+            ensure_after(uf, edges, nb_edge, nb_root, own, after, known)
             value = own_task_term(value, weights[0], weights[1], weights[7], after[own, 0], after[own, 1],
                                   meta[M_MARKER])
         for i in range(n_flags):  # flags on the board whose area this placement closes
             f = flag_rows[i, G_TERR]
-            if _joins(edges, nb_edge, nb_root, f, flag_rows[i, G_ROOT]):
-                _ensure_after(uf, edges, nb_edge, nb_root, f, after, known)
+            if joins(edges, nb_edge, nb_root, f, flag_rows[i, G_ROOT]):
+                ensure_after(uf, edges, nb_edge, nb_root, f, after, known)
                 if after[f, 1] == 0:
                     value += weights[0] * after[f, 0]
             elif flag_rows[i, G_OPEN] - flag_faced[i] == 0:
                 value += weights[0] * flag_rows[i, G_SIZE]
         if own_flag > 0:
-            _ensure_after(uf, edges, nb_edge, nb_root, own_flag, after, known)
+            ensure_after(uf, edges, nb_edge, nb_root, own_flag, after, known)
             if after[own_flag, 1] == 0:
                 value += weights[0] * after[own_flag, 0]
         for line in (RAIL, RIVER):  # longest rail and river
             if not has[line]:
                 continue
-            _ensure_after(uf, edges, nb_edge, nb_root, line, after, known)
+            ensure_after(uf, edges, nb_edge, nb_root, line, after, known)
             best = meta[M_MAX_RAIL] if line == RAIL else meta[M_MAX_RIVER]
             if after[line, 0] > best:
                 value += weights[0] * (after[line, 0] - best)

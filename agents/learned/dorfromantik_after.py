@@ -1,6 +1,6 @@
 """The Dorfromantik candidate view's after-placement columns by frontier cell, without placing.
 
-:func:`agents.learned.dorfromantik_kernels.candidate_features` and the linear policy's
+:func:`agents.learned.dorfromantik_kernels.candidate_features_by_placement` and the linear policy's
 ``linear_placement_by_placement`` describe the position after a placement by putting the tile on the
 real arrays, reading the groups, tasks and frontier, and restoring everything: about 0.4 us per
 placement, three quarters of a learned decision. :func:`cell_descriptors` computes the same columns for
@@ -23,9 +23,9 @@ from agents.greedy.dorfromantik_cells import (
     G_SIZE,
     G_TARGET,
     G_TERR,
-    _ensure_after,
-    _joins,
     cell_values,
+    ensure_after,
+    joins,
     new_scratch,
     open_groups,
     step_jit,
@@ -162,7 +162,7 @@ def cell_descriptors(board, rot_edges, task_type, flag, groups, counts, cell: in
         for t in range(1, 6):
             if not has[t]:
                 continue
-            _ensure_after(uf, edges, nb_edge, nb_root, t, after, known)
+            ensure_after(uf, edges, nb_edge, nb_root, t, after, known)
             group_open += after[t, 1]
             if t <= 3:
                 largest = max(largest, after[t, 0])
@@ -176,20 +176,20 @@ def cell_descriptors(board, rot_edges, task_type, flag, groups, counts, cell: in
         row[C_LARGEST_AREA] = largest
         row[C_AREAS_CLOSED] = closed
         if own_flag > 0 and has[own_flag]:
-            _ensure_after(uf, edges, nb_edge, nb_root, own_flag, after, known)
+            ensure_after(uf, edges, nb_edge, nb_root, own_flag, after, known)
             if after[own_flag, 1] > 0:
                 row[C_FLAG_OPEN] = after[own_flag, 0]
         tally[:] = 0
         for k in range(n_tasks):
             terr = task_rows[k, G_TERR]
-            if has[terr] and _joins(edges, nb_edge, nb_root, terr, task_rows[k, G_ROOT]):
-                _ensure_after(uf, edges, nb_edge, nb_root, terr, after, known)
+            if has[terr] and joins(edges, nb_edge, nb_root, terr, task_rows[k, G_ROOT]):
+                ensure_after(uf, edges, nb_edge, nb_root, terr, after, known)
                 _task_after(after[terr, 0], after[terr, 1], task_rows[k, G_TARGET], tally)
             else:
                 _task_after(task_rows[k, G_SIZE], task_rows[k, G_OPEN] - task_faced[k],
                             task_rows[k, G_TARGET], tally)
         if own > 0:
-            _ensure_after(uf, edges, nb_edge, nb_root, own, after, known)
+            ensure_after(uf, edges, nb_edge, nb_root, own, after, known)
             _task_after(after[own, 0], after[own, 1], meta[M_MARKER], tally)
         row[C_OPEN_TASKS] = meta[M_OPEN_TASKS] + (1 if own > 0 else 0) - tally[0] - tally[1]
         row[C_MISSING] = tally[2]
