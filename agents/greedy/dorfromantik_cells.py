@@ -199,6 +199,16 @@ def new_scratch(max_tasks: int, max_flags: int):
             np.zeros(6, np.bool_))
 
 
+@njit(cache=True)
+def step_groups(board, flag, flagged, n_flagged: int):
+    """What every cell of one step is valued against: ``(open tasks, open flags)`` tables and their
+    counts (:func:`open_groups`) and the cells' working arrays (:func:`new_scratch`)."""
+    task_rows = np.empty((max(board.meta[M_TASKS], 1), 5), np.int64)
+    flag_rows = np.empty((max(n_flagged, 1), 5), np.int64)
+    counts = open_groups(board, flag, flagged, n_flagged, task_rows, flag_rows)
+    return (task_rows, flag_rows), counts, new_scratch(task_rows.shape[0], flag_rows.shape[0])
+
+
 @step_jit
 def cell_values(board, rot_edges, task_type, flag, weights, groups, counts, cell: int, legal, values,
                 scratch) -> None:
@@ -283,15 +293,12 @@ def frontier_values(board, rot_edges, task_type, flag, weights, flagged, n_flagg
     """``values[slot, rot]`` = the greedy value of every ``mask``-legal placement, -inf elsewhere
     (``flagged[:n_flagged]``: the placed flag tiles, from ``flagged_placements``)."""
     frontier, meta = board.frontier, board.meta
-    task_rows = np.empty((max(meta[M_TASKS], 1), 5), np.int64)
-    flag_rows = np.empty((max(n_flagged, 1), 5), np.int64)
-    counts = open_groups(board, flag, flagged, n_flagged, task_rows, flag_rows)
-    scratch = new_scratch(task_rows.shape[0], flag_rows.shape[0])
+    groups, counts, scratch = step_groups(board, flag, flagged, n_flagged)
     for i in range(meta[M_FRONT]):
         any_legal = False
         for rot in range(6):
             values[i, rot] = -np.inf
             any_legal = any_legal or mask[i, rot]
         if any_legal:
-            cell_values(board, rot_edges, task_type, flag, weights, (task_rows, flag_rows), counts,
-                        frontier[i], mask[i], values[i], scratch)
+            cell_values(board, rot_edges, task_type, flag, weights, groups, counts, frontier[i], mask[i],
+                        values[i], scratch)

@@ -26,8 +26,7 @@ from agents.greedy.dorfromantik_cells import (
     cell_values,
     ensure_after,
     joins,
-    new_scratch,
-    open_groups,
+    step_groups,
     step_jit,
 )
 from agents.greedy.dorfromantik_kernels import flagged_placements
@@ -76,7 +75,6 @@ from envs.dorfromantik.kernels import (
     M_MARKER,
     M_OPEN_TASKS,
     M_TASK_POS,
-    M_TASKS,
     M_UNSEEN,
     MAX_PLACED,
     NUM_LAND,
@@ -237,11 +235,7 @@ def linear_values(board, rot_edges, task_type, flag, theta, mask, values) -> int
     folded = folded_weights(meta, w)
     flagged = np.zeros(MAX_PLACED, np.int64)
     n_flagged = flagged_placements(placed, meta, flag, flagged)
-    task_rows = np.empty((max(meta[M_TASKS], 1), 5), np.int64)
-    flag_rows = np.empty((max(n_flagged, 1), 5), np.int64)
-    counts = open_groups(board, flag, flagged, n_flagged, task_rows, flag_rows)
-    groups = (task_rows, flag_rows)
-    scratch = new_scratch(task_rows.shape[0], flag_rows.shape[0])
+    groups, counts, scratch = step_groups(board, flag, flagged, n_flagged)
     rows = np.zeros((6, N_COLUMNS))
     greedy = np.zeros(6)
     tally = np.zeros(5, np.int64)
@@ -279,11 +273,7 @@ def candidate_features(board, rot_edges, task_type, flag, mask, slots, rots, fea
     lf = (NUM_LAND - meta[M_LAND_POS]) / max(NUM_LAND - meta[M_UNSEEN], 1)
     flagged = np.zeros(MAX_PLACED, np.int64)
     n_flagged = flagged_placements(placed, meta, flag, flagged)
-    task_rows = np.empty((max(meta[M_TASKS], 1), 5), np.int64)
-    flag_rows = np.empty((max(n_flagged, 1), 5), np.int64)
-    counts = open_groups(board, flag, flagged, n_flagged, task_rows, flag_rows)
-    groups = (task_rows, flag_rows)
-    scratch = new_scratch(task_rows.shape[0], flag_rows.shape[0])
+    groups, counts, scratch = step_groups(board, flag, flagged, n_flagged)
     basis = np.eye(N_GREEDY)
     terms = np.zeros((N_GREEDY, 6))
     rows = np.zeros((6, N_COLUMNS))
