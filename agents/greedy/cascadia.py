@@ -270,6 +270,29 @@ def corridor_components(p, edges, cells, pinfo, nbr, comp, size, largest) -> Non
                 largest[h] = size[root]
 
 
+@njit(cache=True, inline="always")
+def corridor_joined(p, c, kind, r, h, edges, nbr, kind_edges, comp, size, roots) -> int:
+    """Cells of the habitat-h corridor that ``kind`` placed at c with rotation r (showing h) would
+    belong to: itself and the distinct corridors its matching habitat-h edges touch, from the labels
+    of :func:`corridor_components` (``roots``: int32[6] scratch)."""
+    joined = 1
+    nroots = 0
+    for e in range(6):
+        nb = nbr[c, e]
+        if kind_edges[kind, r, e] != h or nb < 0 or edges[p, nb, (e + 3) % 6] != h:
+            continue
+        root = comp[nb, h]
+        seen = False
+        for i in range(nroots):
+            if roots[i] == root:
+                seen = True
+        if not seen:
+            roots[nroots] = root
+            nroots += 1
+            joined += size[root]
+    return joined
+
+
 @njit(cache=True)
 def corridor_gain_labelled(p, c, kind, r, edges, nbr, kind_edges, largest, comp, size, roots) -> int:
     """:func:`envs.cascadia.kernels.corridor_gain` from the labels of :func:`corridor_components`:
@@ -282,21 +305,7 @@ def corridor_gain_labelled(p, c, kind, r, edges, nbr, kind_edges, largest, comp,
         if (done >> h) & 1:
             continue
         done |= 1 << h
-        joined = 1
-        nroots = 0
-        for e in range(6):
-            nb = nbr[c, e]
-            if kind_edges[kind, r, e] != h or nb < 0 or edges[p, nb, (e + 3) % 6] != h:
-                continue
-            root = comp[nb, h]
-            seen = False
-            for i in range(nroots):
-                if roots[i] == root:
-                    seen = True
-            if not seen:
-                roots[nroots] = root
-                nroots += 1
-                joined += size[root]
+        joined = corridor_joined(p, c, kind, r, h, edges, nbr, kind_edges, comp, size, roots)
         if joined > largest[h]:
             gain += joined - largest[h]
     return gain

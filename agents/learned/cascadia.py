@@ -58,6 +58,8 @@ from agents.greedy.cascadia import (
     turn_weights,
 )
 from agents.learned import cascadia_kernels as CK
+from agents.learned.cascadia_features import turn_features
+from agents.learned.cascadia_listing import list_turns
 from agents.learned.cascadia_playouts import CompiledModel, paired_model_playouts
 from agents.search.turn import paired_playouts
 from envs.cascadia import kernels as K
@@ -160,9 +162,9 @@ def candidate_turns_and_features(game: Game, state) -> tuple[np.ndarray, np.ndar
     if int(state.ctl[K.C_PHASE]) != K.PHASE_MARKET:
         raise ValueError("cascadia candidates are whole turns: listed at the market phase only")
     b = state.board_args()
-    turns, _, _ = CK.list_turns(b, game.tb, _listing_weights(state.ctl))
+    turns, _, _ = list_turns(b, game.tb, _listing_weights(state.ctl))
     feats = np.empty((turns.shape[0], N_FEATURES), np.float32)
-    CK.turn_features(b, turns, game.tb, feats)
+    turn_features(b, turns, game.tb, feats)
     return turns, feats
 
 
@@ -227,7 +229,7 @@ class LinearPolicy:
         if int(state.ctl[K.C_PHASE]) != K.PHASE_MARKET:
             raise ValueError("cascadia candidates are whole turns: valued at the market phase only")
         feats = np.empty((turns.shape[0], N_FEATURES), np.float32)
-        CK.turn_features(state.board_args(), np.ascontiguousarray(turns, dtype=np.int64), self.game.tb, feats)
+        turn_features(state.board_args(), np.ascontiguousarray(turns, dtype=np.int64), self.game.tb, feats)
         return feats.astype(np.float64) @ self.theta[phase(self.game, state)]
 
     def playouts(self, src, det, work, cands: np.ndarray, futures: int, stream: np.ndarray, sums: np.ndarray,

@@ -45,7 +45,12 @@ def pattern_terms(p, c, w, tiles, tokens, nbr, kind_info, row) -> None:
     """The look-ahead term of animal w on cell c (the token not on the board), unweighted, into
     ``row`` (``F_BEAR_SINGLE`` .. ``F_HAWK_ROOM``): the greedy agent's
     :func:`agents.greedy.cascadia.pattern_count` (elk: open axes / 3)."""
-    count = pattern_count(p, c, w, tiles, tokens, nbr, kind_info)
+    put_pattern(w, pattern_count(p, c, w, tiles, tokens, nbr, kind_info), row)
+
+
+@njit(cache=True)
+def put_pattern(w, count, row) -> None:
+    """Write animal w's look-ahead pattern ``count`` into its column of ``row`` (elk: open axes / 3)."""
     if w == K.BEAR:
         row[F_BEAR_SINGLE] = count
     elif w == K.ELK:
@@ -83,9 +88,73 @@ def market_options(b):
 
 
 @njit(cache=True)
-def list_turns(b, tb, weight_sets):
-    """Candidate turns of a market decision: (int64[n, 3] turns (market, tile, token action; -1
-    when the pair has no token), float64[n] planned values, int64[n] listing weight set).
+def add_row(turns, values, which, row_of, n, s, o, f, a, tile_a, token_a, value) -> int:
+    """Append the turn (a, tile_a, token_a) that weight set s plans for market option o and frontier
+    hex f, unless an earlier set planned the same there; return the new row count."""
+    for s2 in range(s):
+        r2 = row_of[s2, o, f]
+        if r2 >= 0 and turns[r2, 1] == tile_a and turns[r2, 2] == token_a:
+            return n
+    row_of[s, o, f] = n
+    turns[n, 0] = a
+    turns[n, 1] = tile_a
+    turns[n, 2] = token_a
+    values[n] = value
+    which[n] = s
+    return n + 1
+
+
+@njit(cache=True)
+def in_set_order(turns, values, which, n, nsets):
+    """The first n rows, each weight set's rows together in set order, best value first within a set
+    (stable): (turns, values, which)."""
+    order = np.empty(n, np.int64)
+    m = 0
+    for s in range(nsets):
+        idx = np.nonzero(which[:n] == s)[0]
+        sub = idx[np.argsort(-values[idx], kind="mergesort")]
+        order[m:m + sub.shape[0]] = sub
+        m += sub.shape[0]
+    return turns[order], values[order], which[order]
+
+
+@njit(cache=True)
+def decode_turn(b, turn):
+    """A whole turn (market, tile, token action) of the seat to move, read: (market tile slot, 1 if a
+    nature token pays for it, tile kind, animal (-1: none), hex, rotation, token hex (-1: none))."""
+    a = turn[0]
+    if a >= K.A_FREE:
+        i = (a - K.A_FREE) // 4
+        j = (a - K.A_FREE) % 4
+    else:
+        i = a - K.A_PAIR
+        j = i
+    c = (turn[1] - K.A_TILE) // 6
+    r = (turn[1] - K.A_TILE) % 6
+    t = turn[2] - K.A_TOKEN if K.A_TOKEN <= turn[2] < K.A_RETURN else -1
+    return i, 1 if a >= K.A_FREE else 0, b.market[0, i], b.market[1, j], c, r, t
+
+
+@njit(cache=True)
+def others_largest(b, nbr, p, mark):
+    """Per habitat, the largest corridor among the seats other than p (-1 solo)."""
+    others = np.full(5, -1, np.int32)
+    corr = np.zeros(5, np.int32)
+    cwork = K.corridor_work()
+    for q in range(b.ctl[K.C_PLAYERS]):
+        if q != p:
+            K.corridor_sizes_into(q, b.edges, b.cells, b.pinfo, nbr, mark, cwork, corr)
+            for h in range(5):
+                others[h] = max(others[h], corr[h])
+    return others
+
+
+@njit(cache=True)
+def list_turns_by_option(b, tb, weight_sets):
+    """Candidate turns of a market decision by definition, one greedy ``plan_turn`` per weight set
+    and market option (the reference of :func:`agents.learned.cascadia_listing.list_turns`, which
+    gives the same from figures computed once per board): (int64[n, 3] turns (market, tile, token
+    action; -1 when the pair has no token), float64[n] planned values, int64[n] listing weight set).
 
     For each weight set (already scaled by ``turn_weights``) the rows are exactly those of
     :func:`agents.search.turn.candidate_turns`: per market option and frontier cell, the best
@@ -131,34 +200,17 @@ def list_turns(b, tb, weight_sets):
                     continue
                 tile_a = base + best_r
                 token_a = token_actions[tile_a] if w >= 0 else -1
-                dup = False
-                for k2 in range(k):
-                    r2 = row_of[k2, o, f]
-                    if r2 >= 0 and turns[r2, 1] == tile_a and turns[r2, 2] == token_a:
-                        dup = True
-                if dup:
-                    continue
-                row_of[k, o, f] = n
-                turns[n, 0] = a
-                turns[n, 1] = tile_a
-                turns[n, 2] = token_a
-                values[n] = best - cost
-                which[n] = k
-                n += 1
-    order = np.empty(n, np.int64)
-    m = 0
-    for k in range(nsets):
-        idx = np.nonzero(which[:n] == k)[0]
-        sub = idx[np.argsort(-values[idx], kind="mergesort")]
-        order[m:m + sub.shape[0]] = sub
-        m += sub.shape[0]
-    return turns[order], values[order], which[order]
+                n = add_row(turns, values, which, row_of, n, k, o, f, a, tile_a, token_a, best - cost)
+    return in_set_order(turns, values, which, n, nsets)
 
 
 @njit(cache=True)
-def turn_features(b, turns, tb, out) -> None:
+def turn_features_by_turn(b, turns, tb, out) -> None:
     """One feature row per turn (``turns``: int64[n, 3], market-phase actions of the seat to
-    move) into ``out`` (float32[n, NUM_FEATURES]); ``b`` is left unchanged (``tb`` its game's
+    move) into ``out`` (float32[n, NUM_FEATURES]) by definition, each turn's tile and token put on
+    the board and the board measured (the reference of
+    :func:`agents.learned.cascadia_features.turn_features`, which gives the same from figures
+    computed once per board); ``b`` is left unchanged (``tb`` its game's
     :class:`envs.cascadia.kernels.CascadiaTables`)."""
     nbr, kind_edges, kind_info, tables = tb.nbr, tb.kind_edges, tb.kind_info, tb.tables
     p = b.ctl[K.C_CUR]
@@ -181,29 +233,12 @@ def turn_features(b, turns, tb, out) -> None:
     K.wildlife_stats_into(p, tokens, cells, pinfo, nbr, tables, mark, members, work, stats)
     largest = np.zeros(5, np.int32)
     K.corridor_sizes_into(p, edges, cells, pinfo, nbr, mark, cwork, largest)
-    others = np.full(5, -1, np.int32)  # largest corridor per habitat among the other seats
+    others = others_largest(b, nbr, p, mark)
     corr = np.zeros(5, np.int32)
-    for q in range(players):
-        if q != p:
-            K.corridor_sizes_into(q, edges, cells, pinfo, nbr, mark, cwork, corr)
-            for h in range(5):
-                others[h] = max(others[h], corr[h])
     row = np.zeros(NUM_FEATURES)
     for k in range(turns.shape[0]):
         row[:] = 0.0
-        a = turns[k, 0]
-        if a >= K.A_FREE:
-            i = (a - K.A_FREE) // 4
-            j = (a - K.A_FREE) % 4
-        else:
-            i = a - K.A_PAIR
-            j = i
-        free = 1 if a >= K.A_FREE else 0
-        kind = b.market[0, i]
-        w = b.market[1, j]
-        c = (turns[k, 1] - K.A_TILE) // 6
-        r = (turns[k, 1] - K.A_TILE) % 6
-        t = turns[k, 2] - K.A_TOKEN if K.A_TOKEN <= turns[k, 2] < K.A_RETURN else -1
+        i, free, kind, w, c, r, t = decode_turn(b, turns[k])
         # the greedy terms, on the board before the turn
         row[F_CORRIDOR] = K.corridor_gain(p, c, kind, r, edges, nbr, kind_edges, largest, mark, queue)
         row[F_EDGE_MATCH] = edge_matches(p, c, kind, r, edges, nbr, kind_edges)

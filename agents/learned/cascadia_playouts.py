@@ -20,6 +20,8 @@ from numba import njit
 
 from agents.greedy.cascadia import greedy_on_board, own_turns_after, play_greedy, turn_weights
 from agents.learned import cascadia_kernels as CK
+from agents.learned.cascadia_features import turn_features
+from agents.learned.cascadia_listing import list_turns
 from agents.search.turn import add_final_scores, apply_turn, copy_state, determinize_into
 from envs.cascadia import kernels as K
 
@@ -64,12 +66,12 @@ def phase_of(ctl) -> int:
 def model_turn(b, tb, theta, listing):
     """The turn (int64[3], -1 padded) the linear model ``theta`` (float64[phases, features]) plays at
     the market decision of ``b``, or an empty array when there is no candidate turn."""
-    turns, _, _ = CK.list_turns(b, tb, listing_weights(listing, b.ctl))
+    turns, _, _ = list_turns(b, tb, listing_weights(listing, b.ctl))
     n = turns.shape[0]
     if n == 0:
         return np.empty(0, np.int64)
     feats = np.empty((n, CK.NUM_FEATURES), np.float32)
-    CK.turn_features(b, turns, tb, feats)
+    turn_features(b, turns, tb, feats)
     row = theta[phase_of(b.ctl)]
     values = np.empty(n)
     for i in range(n):

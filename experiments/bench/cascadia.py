@@ -4,7 +4,10 @@ Figures (one core): a whole 4-player random game inside numba, one full scoring 
 finished 4-player table (timed in a numba loop, and as one call from Python), the tile-placement
 legal actions (frontier x rotations) and the full boolean mask of a mid-game position,
 single-agent env steps per second, and the reference module's random 4-player game and scoring
-pass for the speed-up ratios.
+pass for the speed-up ratios. The learned candidate view: market decisions per CPU second listed
+(the listing presets' candidate turns) and described (a feature row per turn) by the shared-figure
+kernels (:mod:`agents.learned.cascadia_listing`, :mod:`agents.learned.cascadia_features`) against
+their by-definition references on the same positions (turn starts of 4-player greedy games).
 
 What the two random games do (like for like; ``speedup_vs_reference`` is the ratio of their
 mean times per game):
@@ -36,6 +39,12 @@ import time
 import numpy as np
 from numba import njit
 
+from agents.greedy.cascadia import CascadiaGreedyAgent
+from agents.learned.cascadia import _LISTING
+from agents.learned.cascadia_features import turn_features
+from agents.learned.cascadia_kernels import NUM_FEATURES, list_turns_by_option, turn_features_by_turn
+from agents.learned.cascadia_listing import list_turns
+from agents.learned.cascadia_playouts import listing_weights
 from envs.cascadia import kernels as K
 from envs.cascadia import reference as R
 from envs.cascadia.data import CELL_COORDS, NUM_TILES, STARTER_CELLS
@@ -142,6 +151,7 @@ def run_bench(quick: bool = False) -> dict:
                                             m.ctl, game.kind_info, mask), 200 if quick else 5000)
 
     env_steps = _env_steps_per_s(400 if quick else 3000)
+    learned, learned_reference = _learned_listings_per_s(quick)
     return {
         "compiled_game_ms_4p": compiled_ms,
         "decisions_per_game_4p": decisions / games,
@@ -156,7 +166,39 @@ def run_bench(quick: bool = False) -> dict:
         "placement_mask_us": mask_s * 1e6,
         "env_steps_per_s": env_steps,
         "random_mean_total_4p": float(totals.mean()),
+        "learned_listings_per_s": learned,
+        "learned_listings_reference_per_s": learned_reference,
+        "learned_listing_speedup": learned / learned_reference,
     }
+
+
+def _learned_listings_per_s(quick: bool) -> tuple[float, float]:
+    """Market decisions per CPU second whose candidate turns are listed and described: the shared-figure
+    kernels and their references (one greedy plan per weight set and option, each turn put on the board)."""
+    game = CascadiaGame(players=4)
+    positions = []
+    for seed in range(2 if quick else 6):
+        state = game.new_game(seed)
+        agent = CascadiaGreedyAgent(game, preset="selfplay")
+        rng = np.random.default_rng(seed)
+        while not game.is_over(state):
+            if int(state.ctl[K.C_PHASE]) == K.PHASE_MARKET:
+                positions.append((state.board_args(), listing_weights(_LISTING, state.ctl)))
+                state = state.copy()
+            game.step(state, agent.act(state, game.legal_mask(state), rng))
+
+    def rate(listing, features) -> float:
+        def batch():
+            for b, sets in positions:
+                turns, _, _ = listing(b, game.tb, sets)
+                features(b, turns, game.tb, np.empty((turns.shape[0], NUM_FEATURES), np.float32))
+
+        batch()  # compile / load the cache outside the timing
+        start = time.process_time()
+        batch()
+        return len(positions) / max(time.process_time() - start, 1e-9)
+
+    return rate(list_turns, turn_features), rate(list_turns_by_option, turn_features_by_turn)
 
 
 def _reference_board(game: CascadiaGame, s, p: int) -> R.Board:
