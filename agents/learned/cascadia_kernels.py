@@ -1,5 +1,8 @@
-"""Numba kernels of the Cascadia candidate view (:mod:`agents.learned.cascadia`): the candidate
-turns of a market decision and one feature row per turn.
+"""Numba kernels of the Cascadia candidate view (:mod:`agents.learned.cascadia`): the feature
+columns, the candidate turns of a market decision and one feature row per turn by definition
+(:func:`list_turns_by_option`, :func:`turn_features_by_turn`: the references of the shared-figure kernels
+the policy plays with, :func:`agents.learned.cascadia_listing.list_turns` and
+:func:`agents.learned.cascadia_features.turn_features`), and the helpers both sides use.
 
 Feature columns (indices ``F_*``; names and meanings in :data:`agents.learned.cascadia.FEATURES`):
 the eleven terms of the greedy turn value, unweighted (``F_CORRIDOR`` .. ``F_NATURE_SPENT``,
