@@ -41,6 +41,7 @@ from agents.learned.cascadia_kernels import (
     decode_turn,
     others_largest,
     put_pattern,
+    spot_count,
 )
 from envs.cascadia import kernels as K
 
@@ -66,15 +67,6 @@ def _clear_marks(mark, cells, pinfo, p) -> None:
     """Zero the flood marks of seat p's hexes (the wildlife measure leaves its group stamps)."""
     for m in range(pinfo[p, K.P_NCELLS]):
         mark[cells[p, m]] = 0
-
-
-@njit(cache=True)
-def _spots(mask) -> int:
-    """How many animals a tile's wildlife mask takes."""
-    n = 0
-    for x in range(5):
-        n += (mask >> x) & 1
-    return n
 
 
 @njit(cache=True)
@@ -184,7 +176,7 @@ def turn_features(b, turns, tb, out) -> None:
             if keystone and supply > 0:
                 row[F_NATURE_EARNED] = 1.0
         if t != c:  # the new hex stays empty: a spot per animal it takes
-            row[F_OPEN_SPOT] = _spots(kind_info[kind, 0])
+            row[F_OPEN_SPOT] = spot_count(kind_info[kind, 0])
         row[F_TURNS_LEFT] = turns_left
         for x in range(5):
             row[F_WILD_SCORE + x] = token_wild[tw, ts, x]

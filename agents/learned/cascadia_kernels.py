@@ -91,6 +91,15 @@ def market_options(b):
 
 
 @njit(cache=True)
+def spot_count(mask) -> int:
+    """How many animals a tile's wildlife mask takes."""
+    n = 0
+    for x in range(5):
+        n += (mask >> x) & 1
+    return n
+
+
+@njit(cache=True)
 def add_row(turns, values, which, row_of, n, s, o, f, a, tile_a, token_a, value) -> int:
     """Append the turn (a, tile_a, token_a) that weight set s plans for market option o and frontier
     hex f, unless an earlier set planned the same there; return the new row count."""

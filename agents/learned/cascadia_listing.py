@@ -32,7 +32,7 @@ from agents.greedy.cascadia import (
     edge_matches,
     pattern_count,
 )
-from agents.learned.cascadia_kernels import add_row, in_set_order, market_options
+from agents.learned.cascadia_kernels import add_row, in_set_order, market_options, spot_count
 from envs.cascadia import kernels as K
 
 
@@ -185,9 +185,7 @@ def list_turns(b, tb, weight_sets):
             w = market[1, opts[o, 2]]
             cost = wts[NATURE_COST] if a >= K.A_FREE else 0.0
             mask = kind_info[kind, 0]
-            spots_all = 0
-            for x in range(5):
-                spots_all += (mask >> x) & 1
+            spots_all = spot_count(mask)
             new_ok = w >= 0 and (mask >> w) & 1
             keystone = new_ok and kind_info[kind, 1] == w and supply > 0
             nrot = int(kind_info[kind, 2])
