@@ -89,6 +89,15 @@ class LinearPolicy:
         n = CK.candidate_values(state.arrays(), self.game.tb, self.theta, b.buf, b.actions, b.feats, b.values)
         return b.actions[:n].copy(), b.values[:n].copy()
 
+    def playout(self, src: tuple, det: tuple, work: tuple, action: int, seed: int, stop_season: int,
+                out: np.ndarray) -> None:
+        """The flat search's playout of ``action`` from the state arrays ``src`` on the future of
+        ``seed``, played on by this policy (:func:`CK.linear_paired_playout`; ``det`` and ``work`` are
+        scratch copies of ``src``): every seat's total into ``out``, cut when season ``stop_season``
+        begins (4: the whole game)."""
+        CK.linear_paired_playout(src, det, work, self.game.tb, self.theta, self.greedy, int(action),
+                                 np.uint64(seed), int(stop_season), out)
+
 
 def label_games(game: Game, seeds: np.ndarray, theta: np.ndarray, width: int, futures: int,
                 preset: str = DEFAULT_PRESET, seed: int = 0, horizon: int = 0) -> dict[str, np.ndarray]:

@@ -21,7 +21,7 @@ import numpy as np
 from numba import njit
 
 from agents.greedy import cartographers_kernels as G
-from agents.search.flat import paired_playout
+from agents.search.flat import begin_playout, paired_playout, playout_totals
 from envs.cartographers.kernels import (
     _SIZ,
     C_COIN,
@@ -358,6 +358,33 @@ def best_candidate(st, tb, theta: np.ndarray, buf: np.ndarray, actions: np.ndarr
             best_value = values[i]
             best = i
     return actions[best]
+
+
+@njit(cache=True)
+def linear_playout(st, tb, theta: np.ndarray, w: np.ndarray, stop_season: int) -> None:
+    """Play ``st`` with the linear policy ``theta`` in every seat (:func:`best_candidate`; ambushes as
+    greedy ``w`` draws them) to the end, or until season ``stop_season`` begins (4: the end)."""
+    buf = np.empty((4096, 2), np.int32)
+    actions = np.empty(G.MAX_CANDIDATES, np.int64)
+    feats = np.empty((G.MAX_CANDIDATES, N_FEATURES), np.float32)
+    values = np.empty(G.MAX_CANDIDATES, np.float64)
+    meta = st[6]
+    while meta[M_PHASE] != PHASE_OVER and meta[M_SEASON] < stop_season:
+        action = best_candidate(st, tb, theta, buf, actions, feats, values)
+        if action < 0:
+            action = G.greedy_action(st, tb, w, buf, actions, values)
+        step(st, tb, action)
+
+
+@njit(cache=True)
+def linear_paired_playout(st, det, work, tb, theta: np.ndarray, w: np.ndarray, action: int, seed: np.uint64,
+                          stop_season: int, out: np.ndarray) -> None:
+    """:func:`agents.search.flat.paired_playout` with the linear policy ``theta`` playing after
+    ``action`` instead of greedy (the flat search's ``rollout=learned``): the same future for the
+    same ``seed``, the same cut at ``stop_season`` and the same totals (``out``)."""
+    begin_playout(st, det, work, tb, action, seed)
+    linear_playout(work, tb, theta, w, stop_season)
+    playout_totals(work, tb, out)
 
 
 @njit(cache=True)

@@ -27,7 +27,10 @@ today (:func:`unscored_seasons`). A cut past winter plays the whole game.
 ``model=<folder>`` (a learned linear candidate model of Cartographers, as ``learned:<folder>`` plays
 it, e.g. ``models/cartographers_solo``) sorts the candidates of step 1 by the model's value instead
 (stable; decisions it does not value, the ambushes, keep the greedy order): the widening then
-compares the model's best candidates, and ties go to the model's choice.
+compares the model's best candidates, and ties go to the model's choice. ``rollout=learned`` (with
+``model=``) has the model play the playouts after each candidate instead of greedy
+(:func:`agents.learned.cartographers_kernels.linear_paired_playout`: the same futures, cut and
+totals; a model decision costs about 5 greedy ones, so it buys fewer playouts per second).
 
 ``time_limit`` makes it anytime as in the Cascadia search: the first playout's duration caps the
 budget, only futures that every compared candidate finished count, and with none the greedy
@@ -86,12 +89,27 @@ def paired_playout(st, det, work, tb, w: np.ndarray, action: int, seed: np.uint6
     future drawn from ``seed`` (the same seed gives every action the same hidden cards). With
     ``stop_season`` < 4 the playout stops when that season begins and the seasons left are valued
     by :func:`unscored_seasons` (0 after a whole game)."""
+    stream = begin_playout(st, det, work, tb, action, seed)
+    greedy_playout(work, tb, w, 0.0, stream, stop_season)
+    playout_totals(work, tb, out)
+
+
+@njit(cache=True)
+def begin_playout(st, det, work, tb, action: int, seed: np.uint64) -> np.ndarray:
+    """``work`` := ``st`` with the hidden cards resampled from ``seed`` (``det`` is scratch), then
+    ``action`` played; returns the playout's chance stream (uint64[1]) for the policy that goes on."""
     stream = np.empty(1, np.uint64)
     stream[0] = seed
     determinize_into(st, det, stream)
     copy_state(det, work)
     step(work, tb, action)
-    greedy_playout(work, tb, w, 0.0, stream, stop_season)
+    return stream
+
+
+@njit(cache=True)
+def playout_totals(work, tb, out: np.ndarray) -> None:
+    """Every seat's total at the playout's end (``out``, float64[seats]): the seasons scored plus, at
+    a cut, the seasons left valued by :func:`unscored_seasons`."""
     t = totals(work[8])
     for p in range(out.shape[0]):
         out[p] = t[p] + unscored_seasons(work, tb, p)
@@ -132,14 +150,16 @@ class TurnSearch:
         self._buf = np.empty((4096, 2), dtype=np.int32)
         self._actions = np.empty(G.MAX_CANDIDATES, dtype=np.int64)
         self._values = np.empty(G.MAX_CANDIDATES, dtype=np.float64)
-        self.model = None if agent.model is None else linear_model(self.game, agent.model, "candidate_values")
+        self.learned_playouts = agent.rollout == "learned"
+        methods = ("candidate_values", "playout") if self.learned_playouts else ("candidate_values",)
+        self.model = None if agent.model is None else linear_model(self.game, agent.model, *methods)
 
     @staticmethod
     def check_options(rollout: str, max_depth: int | None, determinize_every: int, simulations: int | None,
                       ) -> None:
         if max_depth not in (None, 1) or determinize_every != 1:
-            raise ConfigError("mcts: engine=compiled,rollout=greedy for cartographers is a flat search over "
-                              "paired futures: it takes no max_depth or determinize_every")
+            raise ConfigError(f"mcts: engine=compiled,rollout={rollout} for cartographers is a flat search "
+                              "over paired futures: it takes no max_depth or determinize_every")
 
     def candidates(self, state, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Legal actions best first by the greedy evaluation (ties: listing order), and their values."""
@@ -174,7 +194,10 @@ class TurnSearch:
 
         def play(k: int, future: int) -> np.ndarray:
             out = np.zeros(seats)
-            paired_playout(src, det, work, tb, w, int(cands[k]), np.uint64(future), stop_season, out)
+            if self.learned_playouts:
+                self.model.playout(src, det, work, int(cands[k]), future, stop_season, out)
+            else:
+                paired_playout(src, det, work, tb, w, int(cands[k]), np.uint64(future), stop_season, out)
             return out
 
         start = time.perf_counter()

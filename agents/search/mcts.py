@@ -210,13 +210,13 @@ class MCTSAgent:
             max_depth = 1
         if model is not None and not getattr(turn_search, "LEARNED_MODEL", False):
             raise ConfigError("mcts: model=<folder> (a learned candidate model that orders the candidates "
-                              "and, in Dorfromantik and Cascadia with rollout=learned, plays the playouts) "
+                              "and, with rollout=learned, plays the playouts) "
                               "is an option of the compiled searches: Cartographers flat (engine=compiled,"
                               "rollout=greedy), Cascadia turn and Dorfromantik placement (engine=compiled)")
         if rollout == "learned" and model is None:
             raise ConfigError("mcts: rollout=learned plays the playouts with a learned model: give "
-                              "model=<folder> (compiled dorfromantik or cascadia search), e.g. "
-                              "model=models/dorfromantik")
+                              "model=<folder> (a compiled search: cartographers flat, cascadia turn or "
+                              "dorfromantik placement), e.g. model=models/dorfromantik")
         self.model = model
         if exact_tiles is not None and not getattr(turn_search, "EXACT_ENDGAME", False):
             raise ConfigError("mcts: exact_tiles is an option of the compiled Dorfromantik search "
@@ -610,14 +610,14 @@ COMPILED_SEARCH = {"cartographers": "agents.search.cartographers_root", "cascadi
                    "dorfromantik": "agents.search.placement"}
 
 
-#: compiled flat searches with greedy playouts beside a game's random-rollout root bandit
+#: compiled flat searches with greedy (or learned) playouts beside a game's random-rollout root bandit
 GREEDY_TURN_SEARCH = {"cartographers": "agents.search.flat"}
 
 
 def _turn_search_class(module, game: Game, rollout: str):
     """The compiled search's ``TurnSearch`` class for ``rollout`` (None: the root bandit)."""
     turn_search = getattr(module, "TurnSearch", None)
-    if turn_search is None and rollout == "greedy" and game.name in GREEDY_TURN_SEARCH:
+    if turn_search is None and rollout in ("greedy", "learned") and game.name in GREEDY_TURN_SEARCH:
         turn_search = importlib.import_module(GREEDY_TURN_SEARCH[game.name]).TurnSearch
     return turn_search
 

@@ -253,3 +253,43 @@ def test_learned_model_option_errors(game):
         make_agent(FLAT + ",model=models/nowhere", game)
     with pytest.raises(ConfigError, match="model=<folder>.*Cartographers flat"):
         make_agent("mcts:engine=compiled,simulations=8,model=models/cartographers_solo", game)
+
+
+@pytest.mark.slow  # compiles the model playout (about a minute on a cold numba cache)
+@pytest.mark.parametrize("horizon", [None, 2])
+def test_learned_playouts_play_the_candidate_then_the_model(game, horizon):
+    """``rollout=learned``: a candidate's playout is the candidate on the future's determinization,
+    then the learned model's own moves (replayed here by its agent) to the end or the cut, plus the
+    seasons left valued as the greedy playouts value them."""
+    from agents.search.cartographers_root import determinize_into
+    from agents.search.flat import unscored_seasons
+    from envs.cartographers.kernels import M_SEASON, totals
+
+    state = _midgame(game, 9, steps=3)
+    spec = LEARNED + ",rollout=learned" + ("" if horizon is None else f",horizon={horizon}")
+    search = make_agent(spec, game)._turn_search
+    src = state.arrays()
+    stop = 4 if horizon is None else int(src[6][M_SEASON]) + horizon
+    cands, _ = search.candidates(state, game.legal_mask(state))
+    policy, rng = make_agent("learned:models/cartographers_solo", game), np.random.default_rng(0)
+    for k in (0, 5):
+        out = np.zeros(1)
+        search.model.playout(src, tuple(a.copy() for a in src), tuple(a.copy() for a in src), int(cands[k]),
+                             77, stop, out)
+        replay = state.copy()
+        determinize_into(state.arrays(), replay.arrays(), np.array([77], dtype=np.uint64))
+        game.step(replay, int(cands[k]))
+        while not game.is_over(replay) and replay.season < stop:
+            game.step(replay, policy.act(replay, game.legal_mask(replay), rng))
+        assert out[0] == float(totals(replay.record)[0]) + unscored_seasons(replay.arrays(), game.tb, 0)
+    plain = make_agent(FLAT + ("" if horizon is None else f",horizon={horizon}"), game)._turn_search
+    assert plain.learned_playouts is False and search.learned_playouts is True
+    states = [_midgame(game, s, steps=s) for s in (2, 5)]
+    runs = [[make_agent(spec, game).act(st, game.legal_mask(st), np.random.default_rng(3)) for st in states]
+            for _ in range(2)]
+    assert runs[0] == runs[1] and all(game.legal_mask(st)[a] for st, a in zip(states, runs[0], strict=True))
+
+
+def test_learned_playouts_need_a_model(game):
+    with pytest.raises(ConfigError, match="rollout=learned plays the playouts with a learned model"):
+        make_agent("mcts:engine=compiled,rollout=learned,simulations=8", game)
