@@ -212,7 +212,8 @@ class MCTSAgent:
             raise ConfigError("mcts: model=<folder> (a learned candidate model that orders the candidates "
                               "and, with rollout=learned, plays the playouts) "
                               "is an option of the compiled searches: Cartographers flat (engine=compiled,"
-                              "rollout=greedy), Cascadia turn and Dorfromantik placement (engine=compiled)")
+                              "rollout=greedy or learned), Cascadia turn and Dorfromantik placement "
+                              "(engine=compiled)")
         if rollout == "learned" and model is None:
             raise ConfigError("mcts: rollout=learned plays the playouts with a learned model: give "
                               "model=<folder> (a compiled search: cartographers flat, cascadia turn or "

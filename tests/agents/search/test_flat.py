@@ -282,12 +282,18 @@ def test_learned_playouts_play_the_candidate_then_the_model(game, horizon):
         while not game.is_over(replay) and replay.season < stop:
             game.step(replay, policy.act(replay, game.legal_mask(replay), rng))
         assert out[0] == float(totals(replay.record)[0]) + unscored_seasons(replay.arrays(), game.tb, 0)
-    plain = make_agent(FLAT + ("" if horizon is None else f",horizon={horizon}"), game)._turn_search
-    assert plain.learned_playouts is False and search.learned_playouts is True
+    # the search plays them: the same candidates and futures as greedy playouts, other values
     states = [_midgame(game, s, steps=s) for s in (2, 5)]
-    runs = [[make_agent(spec, game).act(st, game.legal_mask(st), np.random.default_rng(3)) for st in states]
-            for _ in range(2)]
-    assert runs[0] == runs[1] and all(game.legal_mask(st)[a] for st, a in zip(states, runs[0], strict=True))
+    greedy_spec = spec.replace("rollout=learned", "rollout=greedy")
+    runs, means = [], []
+    for one in (spec, spec, greedy_spec):
+        agents = [make_agent(one, game) for _ in states]
+        runs.append([a.act(st, game.legal_mask(st), np.random.default_rng(3)) for a, st in zip(agents, states,
+                                                                                                 strict=True)])
+        means.append([a.last_stats["best_mean"] for a in agents])
+    assert runs[0] == runs[1] and means[0] == means[1]
+    assert all(game.legal_mask(st)[a] for st, a in zip(states, runs[0], strict=True))
+    assert means[0] != means[2]
 
 
 def test_learned_playouts_need_a_model(game):
