@@ -1,6 +1,7 @@
 """The ``learned`` agent: ``learned:models/<folder>`` plays a committed learned model of any learner.
 
-A folder with ``model.json`` holds a linear candidate model (:mod:`agents.learned.model`); a folder
+A folder with ``model.json`` holds a linear candidate model (:mod:`agents.learned.model`; a
+Cartographers one may add a pattern table); a folder
 with ``policy.pt`` (or that file) a PPO network, played as ``ppo:`` plays it. Relative paths are
 read from the working directory, then from the source checkout (so ``models/...`` works anywhere in
 a checkout), and ``models/<folder>`` from the installed copy's shipped models (``pip install .``).
@@ -55,5 +56,7 @@ def make_learned(game: Game, path: str | None = None, redraw: str | None = None)
     if model["game"] != game.name:
         raise ConfigError(f"learned: {str(where)!r} is a {model['game']} model, not {game.name}")
     module = game_module(game.name)
-    options = {} if redraw is None else {"redraw": str(redraw)}
+    options: dict[str, Any] = {} if redraw is None else {"redraw": str(redraw)}
+    if model["table"] is not None:
+        options["table"] = model["table"]
     return module.LinearPolicy(game, model["theta"], preset=model["preset"], **options)

@@ -16,6 +16,7 @@ from agents.greedy.cartographers import preset_weights
 from agents.learned import cartographers_kernels as CK
 from agents.learned.explore import check_exploration, explore_pick
 from envs.cartographers import kernels as K
+from envs.cartographers.kernels import N_CELLS
 from envs.core.errors import ConfigError
 from envs.core.game import Game, State
 from envs.core.rng import new_stream
@@ -61,21 +62,24 @@ def candidates(game: Game, state: State) -> tuple[np.ndarray, np.ndarray]:
 
 
 class LinearPolicy:
-    """Plays the candidate with the highest ``features @ theta[season]`` (first on ties); ambushes
-    as greedy ``preset`` does."""
+    """Plays the candidate with the highest ``features @ theta[season]`` plus, with a pattern
+    ``table`` (:mod:`agents.learned.cartographers_patterns`), the change of the map's pattern value
+    (first on ties); ambushes as greedy ``preset`` does."""
 
     name = "learned"
 
-    def __init__(self, game: Game, theta: np.ndarray, preset: str = DEFAULT_PRESET):
+    def __init__(self, game: Game, theta: np.ndarray, preset: str = DEFAULT_PRESET,
+                 table: np.ndarray | None = None):
         self.game = game
-        self.theta = np.ascontiguousarray(theta, dtype=np.float64).reshape(N_PHASES, N_FEATURES)
+        self.model = CK.valuation(theta, table)
+        self.theta = self.model.theta
         self.greedy = preset_weights(preset)
         self._b = _Buffers()
 
     def act(self, state: State, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
         b = self._b
         arrays = state.arrays()
-        action = CK.best_candidate(arrays, self.game.tb, self.theta, b.buf, b.actions, b.feats, b.values)
+        action = CK.best_candidate(arrays, self.game.tb, self.model, b.buf, b.actions, b.feats, b.values)
         if action < 0:
             action = G.greedy_action(arrays, self.game.tb, self.greedy, b.buf, b.actions, b.values)
         if not legal_mask[action]:
@@ -83,10 +87,10 @@ class LinearPolicy:
         return int(action)
 
     def candidate_values(self, state: State) -> tuple[np.ndarray, np.ndarray]:
-        """Every exploring decision of ``state`` and its value ``features @ theta[season]`` (copies;
-        empty for an ambush decision or a finished game): what :meth:`act` maximises."""
+        """Every exploring decision of ``state`` and its value (copies; empty for an ambush decision or
+        a finished game): what :meth:`act` maximises."""
         b = self._b
-        n = CK.candidate_values(state.arrays(), self.game.tb, self.theta, b.buf, b.actions, b.feats, b.values)
+        n = CK.candidate_values(state.arrays(), self.game.tb, self.model, b.buf, b.actions, b.feats, b.values)
         return b.actions[:n].copy(), b.values[:n].copy()
 
     def playout(self, src: tuple, det: tuple, work: tuple, action: int, seed: int, stop_season: int,
@@ -95,23 +99,26 @@ class LinearPolicy:
         ``seed``, played on by this policy (:func:`CK.linear_paired_playout`; ``det`` and ``work`` are
         scratch copies of ``src``): every seat's total into ``out``, cut when season ``stop_season``
         begins (4: the whole game)."""
-        CK.linear_paired_playout(src, det, work, self.game.tb, self.theta, self.greedy, int(action),
+        CK.linear_paired_playout(src, det, work, self.game.tb, self.model, self.greedy, int(action),
                                  np.uint64(seed), int(stop_season), out)
 
 
 def label_games(game: Game, seeds: np.ndarray, theta: np.ndarray, width: int, futures: int,
-                preset: str = DEFAULT_PRESET, seed: int = 0, horizon: int = 0) -> dict[str, np.ndarray]:
+                preset: str = DEFAULT_PRESET, seed: int = 0, horizon: int = 0,
+                table: np.ndarray | None = None, patterns: bool = False) -> dict[str, np.ndarray]:
     """Rows of candidate features and paired-playout targets from the games of ``seeds`` played by
-    ``LinearPolicy(theta)`` (see :mod:`agents.learned`); ``scores`` holds each game's final totals.
-    ``horizon`` H > 0 cuts the playouts H seasons on, as the flat search's ``horizon=H`` (0: whole
-    games)."""
+    ``LinearPolicy(theta, table=table)`` (see :mod:`agents.learned`); ``scores`` holds each game's
+    final totals. ``horizon`` H > 0 cuts the playouts H seasons on, as the flat search's
+    ``horizon=H`` (0: whole games). ``patterns`` adds the rows a pattern table is fitted to
+    (``befores``, ``afters``, ``scoring``: :class:`agents.learned.cartographers_kernels.LabelRows`)."""
     if isinstance(horizon, bool) or not isinstance(horizon, int | np.integer) or not 0 <= horizon <= 3:
         raise ConfigError(f"learned (cartographers): horizon must be 0 (whole games) to 3, got {horizon!r}")
-    theta = np.ascontiguousarray(theta, dtype=np.float64).reshape(N_PHASES, N_FEATURES)
+    model = CK.valuation(theta, table)
     w = preset_weights(preset)
     seats = game.num_players()
     cap = _MAX_DECISIONS * seats * max(width, 1)
-    chunks: dict[str, list[np.ndarray]] = {"group": [], "phase": [], "features": [], "target": []}
+    keys = ("group", "phase", "features", "target") + (("befores", "afters", "scoring") if patterns else ())
+    chunks: dict[str, list[np.ndarray]] = {key: [] for key in keys}
     scores = np.zeros((len(seeds), seats))
     group = 0
     for g, game_seed in enumerate(seeds):
@@ -124,12 +131,18 @@ def label_games(game: Game, seeds: np.ndarray, theta: np.ndarray, width: int, fu
         phases = np.empty(cap, np.int64)
         feats = np.empty((cap, N_FEATURES), np.float32)
         targets = np.empty(cap, np.float32)
-        rows = CK.label_game(st, det, work, game.tb, theta, int(width), int(futures), w, stream, group,
-                             CK.LabelRows(groups, phases, feats, targets), int(horizon))
+        maps = cap if patterns else 0
+        befores, afters = np.empty((maps, N_CELLS), np.int8), np.empty((maps, N_CELLS), np.int8)
+        scoring = np.empty((maps, 8), np.int8)
+        rows = CK.label_game(st, det, work, game.tb, model, int(width), int(futures), w, stream, group,
+                             CK.LabelRows(groups, phases, feats, targets, befores, afters, scoring),
+                             int(horizon))
         if rows:
             group = int(groups[rows - 1]) + 1
-        for key, arr in (("group", groups), ("phase", phases), ("features", feats), ("target", targets)):
-            chunks[key].append(arr[:rows])
+        for key, arr in (("group", groups), ("phase", phases), ("features", feats), ("target", targets),
+                         ("befores", befores), ("afters", afters), ("scoring", scoring)):
+            if key in chunks:
+                chunks[key].append(arr[:rows])
         scores[g] = game.returns(state)
     out = {key: np.concatenate(parts) for key, parts in chunks.items()}
     out["scores"] = scores

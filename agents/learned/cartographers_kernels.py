@@ -21,6 +21,7 @@ import numpy as np
 from numba import njit
 
 from agents.greedy import cartographers_kernels as G
+from agents.learned import cartographers_patterns as P
 from agents.search.flat import begin_playout, paired_playout, playout_totals
 from envs.cartographers.kernels import (
     _SIZ,
@@ -134,12 +135,37 @@ class FeatureDecision(NamedTuple):
 class LabelRows(NamedTuple):
     """The rows :func:`label_game` writes, one per valued candidate, in this order: ``groups``
     int64[cap] (decision id), ``phases`` int64[cap] (season), ``feats`` float32[cap, N_FEATURES],
-    ``targets`` float32[cap] (mean paired-playout total of the acting seat)."""
+    ``targets`` float32[cap] (mean paired-playout total of the acting seat); for a pattern table's fit
+    (:mod:`agents.learned.cartographers_patterns`; arrays with no rows: not written) ``befores`` and
+    ``afters`` int8[cap, 121] (the coded map before and after the candidate) and ``scoring``
+    int8[cap, 8] (:func:`agents.learned.cartographers_patterns.decision_scoring`)."""
 
     groups: np.ndarray
     phases: np.ndarray
     feats: np.ndarray
     targets: np.ndarray
+    befores: np.ndarray
+    afters: np.ndarray
+    scoring: np.ndarray
+
+
+class Valuation(NamedTuple):
+    """What a learned candidate model values a decision with: the linear weights ``theta``
+    (float64[4, N_FEATURES], one row per season) and a pattern table with its windows' rings
+    (:mod:`agents.learned.cartographers_patterns`; a table with no rows adds nothing)."""
+
+    theta: np.ndarray
+    table: np.ndarray
+    ring: np.ndarray
+
+
+def valuation(theta: np.ndarray, table: np.ndarray | None = None) -> Valuation:
+    """The :class:`Valuation` of linear weights ``theta`` and an optional pattern table."""
+    theta = np.ascontiguousarray(theta, dtype=np.float64).reshape(4, N_FEATURES)
+    if table is None or table.shape[0] == 0:
+        return Valuation(theta, P.empty_table(), P.window_rings(1))
+    table = np.ascontiguousarray(table, dtype=np.float64)
+    return Valuation(theta, table, P.window_rings(table.shape[1]))
 
 
 def greedy_weights(w: np.ndarray) -> np.ndarray:
@@ -327,28 +353,39 @@ def candidate_features(st, tb, buf: np.ndarray, actions: np.ndarray, feats: np.n
 
 
 @njit(cache=True)
-def candidate_values(st, tb, theta: np.ndarray, buf: np.ndarray, actions: np.ndarray, feats: np.ndarray,
+def candidate_values(st, tb, model: Valuation, buf: np.ndarray, actions: np.ndarray, feats: np.ndarray,
                      values: np.ndarray) -> int:
     """Lists the candidates (``actions``, ``feats``) with their values ``features @ theta[season]``
-    (``values``) and returns how many there are (0 for an ambush or the game's end)."""
+    plus the pattern table's change (``values``) and returns how many there are (0 for an ambush or
+    the game's end)."""
     n = candidate_features(st, tb, buf, actions, feats)
     if n == 0:
         return 0
-    row = theta[st[6][M_SEASON]]
+    meta = st[6]
+    season = meta[M_SEASON]
+    row = model.theta[season]
     for i in range(n):
         v = 0.0
         for j in range(row.shape[0]):
             v += feats[i, j] * row[j]
         values[i] = v
+    if model.table.shape[0] > 0:
+        scoring = np.empty(8, np.int8)
+        P.decision_scoring(st[5], tb[3], season, scoring)
+        deltas = np.empty(n)
+        P.candidate_deltas(model.table, model.ring, tb, st[0][meta[M_ACTOR]], meta[M_CARD], scoring, season,
+                           actions, n, deltas)
+        for i in range(n):
+            values[i] += deltas[i]
     return n
 
 
 @njit(cache=True)
-def best_candidate(st, tb, theta: np.ndarray, buf: np.ndarray, actions: np.ndarray, feats: np.ndarray,
+def best_candidate(st, tb, model: Valuation, buf: np.ndarray, actions: np.ndarray, feats: np.ndarray,
                    values: np.ndarray) -> int:
-    """The action of the candidate with the highest ``features @ theta[season]`` (first on ties), or
-    -1 when the decision has no candidates (an ambush or the game's end)."""
-    n = candidate_values(st, tb, theta, buf, actions, feats, values)
+    """The action of the candidate with the highest value (:func:`candidate_values`; first on ties),
+    or -1 when the decision has no candidates (an ambush or the game's end)."""
+    n = candidate_values(st, tb, model, buf, actions, feats, values)
     if n == 0:
         return -1
     best = 0
@@ -361,8 +398,8 @@ def best_candidate(st, tb, theta: np.ndarray, buf: np.ndarray, actions: np.ndarr
 
 
 @njit(cache=True)
-def linear_playout(st, tb, theta: np.ndarray, w: np.ndarray, stop_season: int) -> None:
-    """Play ``st`` with the linear policy ``theta`` in every seat (:func:`best_candidate`; ambushes as
+def linear_playout(st, tb, model: Valuation, w: np.ndarray, stop_season: int) -> None:
+    """Play ``st`` with the learned policy ``model`` in every seat (:func:`best_candidate`; ambushes as
     greedy ``w`` draws them) to the end, or until season ``stop_season`` begins (4: the end)."""
     buf = np.empty((4096, 2), np.int32)
     actions = np.empty(G.MAX_CANDIDATES, np.int64)
@@ -370,20 +407,20 @@ def linear_playout(st, tb, theta: np.ndarray, w: np.ndarray, stop_season: int) -
     values = np.empty(G.MAX_CANDIDATES, np.float64)
     meta = st[6]
     while meta[M_PHASE] != PHASE_OVER and meta[M_SEASON] < stop_season:
-        action = best_candidate(st, tb, theta, buf, actions, feats, values)
+        action = best_candidate(st, tb, model, buf, actions, feats, values)
         if action < 0:
             action = G.greedy_action(st, tb, w, buf, actions, values)
         step(st, tb, action)
 
 
 @njit(cache=True)
-def linear_paired_playout(st, det, work, tb, theta: np.ndarray, w: np.ndarray, action: int, seed: np.uint64,
+def linear_paired_playout(st, det, work, tb, model: Valuation, w: np.ndarray, action: int, seed: np.uint64,
                           stop_season: int, out: np.ndarray) -> None:
-    """:func:`agents.search.flat.paired_playout` with the linear policy ``theta`` playing after
+    """:func:`agents.search.flat.paired_playout` with the learned policy ``model`` playing after
     ``action`` instead of greedy (the flat search's ``rollout=learned``): the same future for the
     same ``seed``, the same cut at ``stop_season`` and the same totals (``out``)."""
     begin_playout(st, det, work, tb, action, seed)
-    linear_playout(work, tb, theta, w, stop_season)
+    linear_playout(work, tb, model, w, stop_season)
     playout_totals(work, tb, out)
 
 
@@ -395,18 +432,20 @@ def _top_candidates(values: np.ndarray, n: int, width: int) -> np.ndarray:
 
 
 @njit(cache=True)
-def label_game(st, det, work, tb, theta: np.ndarray, width: int, futures: int, w: np.ndarray,
+def label_game(st, det, work, tb, model: Valuation, width: int, futures: int, w: np.ndarray,
                stream: np.ndarray, group0: int, labels: LabelRows, horizon: int) -> int:
-    """Play ``st`` to the end with the linear policy ``theta`` in every seat (ambushes as greedy
+    """Play ``st`` to the end with the learned policy ``model`` in every seat (ambushes as greedy
     ``w`` plays them) and, at each exploring decision, value its ``width`` best candidates by
     ``futures`` paired playouts (:func:`agents.search.flat.paired_playout`: the hidden cards
     resampled from one seed per future, the same for every candidate, then greedy ``w`` to the end,
     or with ``horizon`` H > 0 until the season H seasons after the decision's begins, the seasons left
     valued on the map there as the flat search's ``horizon=H`` values them).
     Writes one row per valued candidate into ``labels`` (:class:`LabelRows`; decision ids from
-    ``group0``) and returns the row count; ``width`` 0 only plays the game. Called once per game
+    ``group0``; the coded maps only when its ``befores`` has rows) and returns the row count;
+    ``width`` 0 only plays the game. Called once per game
     from Python: the record's type check (about 1.5 us) does not show."""
-    groups, phases, feats_out, targets = labels
+    groups, phases, feats_out, targets, befores, afters, scoring = labels
+    patterns = befores.shape[0] > 0
     buf = np.empty((4096, 2), np.int32)
     actions = np.empty(G.MAX_CANDIDATES, np.int64)
     feats = np.empty((G.MAX_CANDIDATES, N_FEATURES), np.float32)
@@ -419,16 +458,10 @@ def label_game(st, det, work, tb, theta: np.ndarray, width: int, futures: int, w
     rows = 0
     group = group0
     while meta[M_PHASE] != PHASE_OVER:
-        n = candidate_features(st, tb, buf, actions, feats)
+        n = candidate_values(st, tb, model, buf, actions, feats, values)
         if n == 0:
             step(st, tb, G.greedy_action(st, tb, w, buf, actions, gvalues))
             continue
-        row = theta[meta[M_SEASON]]
-        for i in range(n):
-            v = 0.0
-            for j in range(N_FEATURES):
-                v += feats[i, j] * row[j]
-            values[i] = v
         top = _top_candidates(values, n, max(width, 1))
         if width > 0 and top.shape[0] > 1:
             actor = meta[M_ACTOR]
@@ -445,6 +478,11 @@ def label_game(st, det, work, tb, theta: np.ndarray, width: int, futures: int, w
                 phases[rows] = meta[M_SEASON]
                 feats_out[rows] = feats[top[k]]
                 targets[rows] = sums[k] / futures
+                if patterns:
+                    P.encode_map(st[0][actor], tb[0], befores[rows])
+                    afters[rows] = befores[rows]
+                    P.draw_coded(tb, meta[M_CARD], actions[top[k]], afters[rows])
+                    P.decision_scoring(st[5], tb[3], meta[M_SEASON], scoring[rows])
                 rows += 1
             group += 1
         step(st, tb, actions[top[0]])

@@ -2,9 +2,11 @@
 
 ``model.json`` is plain JSON (never code): the format tag, the game and its options, the feature
 names the weights were fitted on, the weights ``theta`` (one row per phase), the greedy preset that
-ambush-like decisions follow, and what the training run reported. Loading checks every field and
+ambush-like decisions follow, and what the training run reported. A Cartographers model may add a
+pattern table (:mod:`agents.learned.cartographers_patterns`) in ``patterns.npy`` beside it, named by
+``model.json``'s ``"patterns": {"file": "patterns.npy", "rings": R}``. Loading checks every field and
 fails with one line naming the problem (a missing or corrupt file, another game, features that no
-longer match the code).
+longer match the code, a table of the wrong shape).
 """
 
 from __future__ import annotations
@@ -16,21 +18,38 @@ from typing import Any
 
 import numpy as np
 
+from agents.learned import cartographers_patterns as P
 from agents.learned import game_module
 from envs.core.errors import ConfigError
 
 FORMAT = "meeplelab-linear-candidates/1"
 MODEL_FILE = "model.json"
+PATTERNS_FILE = "patterns.npy"
+#: the games whose models may carry a pattern table
+PATTERN_GAMES = ("cartographers",)
 #: a model file is a few kilobytes; anything far larger is not one
 MAX_BYTES = 1 << 20
 
 
 def save_model(folder: str | Path, game_name: str, game_options: dict[str, Any], theta: np.ndarray,
-               preset: str, training: dict[str, Any]) -> Path:
-    """Write ``folder/model.json`` atomically (a temporary file renamed over it); returns its path."""
+               preset: str, training: dict[str, Any], table: np.ndarray | None = None) -> Path:
+    """Write ``folder/model.json`` atomically (a temporary file renamed over it), and a pattern
+    ``table`` with rows (Cartographers) as ``folder/patterns.npy`` (float32) first; returns the
+    model file's path."""
     module = game_module(game_name)
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
+    extra: dict[str, Any] = {}
+    if table is not None and table.shape[0] > 0:
+        if game_name not in PATTERN_GAMES:
+            raise ConfigError(f"learned model: pattern tables are for {', '.join(PATTERN_GAMES)} only")
+        tmp_table = folder / (PATTERNS_FILE + ".tmp")
+        with open(tmp_table, "wb") as handle:
+            np.save(handle, np.asarray(table, dtype=np.float32))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp_table, folder / PATTERNS_FILE)
+        extra["patterns"] = {"file": PATTERNS_FILE, "rings": int(table.shape[1])}
     payload = {
         "format": FORMAT,
         "game": game_name,
@@ -39,6 +58,7 @@ def save_model(folder: str | Path, game_name: str, game_options: dict[str, Any],
         "theta": np.asarray(theta, dtype=float).round(8).tolist(),
         "preset": preset,
         "training": training,
+        **extra,
     }
     path = folder / MODEL_FILE
     tmp = path.with_suffix(".json.tmp")
@@ -78,5 +98,32 @@ def load_model(path: str | Path) -> dict[str, Any]:
     if not isinstance(data.get("game_options"), dict) or not isinstance(data.get("preset"), str):
         raise ConfigError(f"learned model {str(file)!r}: game_options and preset are missing")
     data["theta"] = theta
+    data["table"] = _load_table(file, data)
     return data
+
+
+def _load_table(file: Path, data: dict[str, Any]) -> np.ndarray | None:
+    """The pattern table that ``model.json`` names (float64), or None when it names none."""
+    spec = data.get("patterns")
+    if spec is None:
+        return None
+    if data["game"] not in PATTERN_GAMES:
+        raise ConfigError(f"learned model {str(file)!r}: pattern tables are for "
+                          f"{', '.join(PATTERN_GAMES)} only")
+    rings = spec.get("rings") if isinstance(spec, dict) else None
+    if spec.get("file") != PATTERNS_FILE or not isinstance(rings, int) or not 1 <= rings <= P.MAX_RINGS:
+        raise ConfigError(f"learned model {str(file)!r}: patterns must be {{\"file\": \"{PATTERNS_FILE}\", "
+                          f"\"rings\": 1-{P.MAX_RINGS}}}, got {spec!r}")
+    path = file.parent / PATTERNS_FILE
+    shape = (P.N_TABLES, rings, P.N_PATTERNS)
+    try:
+        if path.stat().st_size > 4 * int(np.prod(shape)) + 4096:
+            raise ValueError(f"{path.stat().st_size} bytes, more than a table of {shape}")
+        table = np.load(path, allow_pickle=False)
+    except (OSError, ValueError, EOFError) as exc:
+        raise ConfigError(f"learned model {str(path)!r}: cannot read the pattern table ({exc})") from None
+    if table.shape != shape or table.dtype != np.float32 or not np.isfinite(table).all():
+        raise ConfigError(f"learned model {str(path)!r}: the pattern table must be {shape} finite float32, "
+                          f"got {table.shape} {table.dtype}")
+    return table.astype(np.float64)
 

@@ -958,6 +958,18 @@ def _place_action(t: int, k: int, o: int, anchor: int) -> int:
     return PLACE_BASE + ((t * N_SHAPE_OPTIONS + k) * N_ORIENT + o) * N_CELLS + anchor
 
 
+@njit(cache=True, inline='always')
+def decode_place(action: int) -> tuple[int, int, int, int]:
+    """The ``(terrain option, shape option, orientation, anchor)`` of a placing action (the inverse of
+    the action numbering)."""
+    rel = action - PLACE_BASE
+    anchor = rel % N_CELLS
+    rest = rel // N_CELLS
+    o = rest % N_ORIENT
+    rest //= N_ORIENT
+    return rest // N_SHAPE_OPTIONS, rest % N_SHAPE_OPTIONS, o, anchor
+
+
 @njit(cache=True)
 def legal_mask_into(st, tb, buf: np.ndarray, mask: np.ndarray) -> int:
     """Fill ``mask`` (bool[NUM_ACTIONS]) for the current decision; ``buf`` is int32[>=2000, 2]
@@ -1072,12 +1084,7 @@ def apply_decision(st, tb, action: int) -> bool:
     coin = False
     terrain = MONSTER_T
     if action < FALLBACK_BASE:
-        anchor = action % N_CELLS
-        rest = action // N_CELLS
-        o = rest % N_ORIENT
-        rest //= N_ORIENT
-        k = rest % N_SHAPE_OPTIONS
-        t = rest // N_SHAPE_OPTIONS
+        t, k, o, anchor = decode_place(action)
         pid = pl_index[cards[card, C_SHAPE + k], o, anchor]
         terrain = cards[card, C_TERR + t]
         coin = cards[card, C_COIN + k] != 0

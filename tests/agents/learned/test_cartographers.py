@@ -169,7 +169,7 @@ def test_horizon_labels_cut_the_playouts_as_the_flat_search_does():
     actions = np.empty(L.G.MAX_CANDIDATES, np.int64)
     feats = np.empty((L.G.MAX_CANDIDATES, L.N_FEATURES), np.float32)
     values = np.empty(L.G.MAX_CANDIDATES, np.float64)
-    n = CK.candidate_values(st, game.tb, theta, buf, actions, feats, values)
+    n = CK.candidate_values(st, game.tb, CK.valuation(theta), buf, actions, feats, values)
     top = np.argsort(-values[:n], kind="mergesort")[:3]
     stream = new_stream(4, "learned/label/21")
     out = np.zeros(1)
