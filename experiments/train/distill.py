@@ -11,7 +11,9 @@ Each iteration:
    so a stopped run loses at most the chunks in flight.
 2. **Fit** the weights on every label so far (:func:`agents.learned.fit.fit_theta`, shrunk toward the
    start weights: the greedy preset's, or the ``run.start`` model's; they are kept when no fit beats
-   them on held-out decisions).
+   them on held-out decisions). With a ``patterns`` section (Cartographers) a pattern table is then
+   fitted to what those weights leave (:func:`agents.learned.cartographers_patterns.fit_table`), and
+   the model plays with both from the next iteration on.
 3. **Checkpoint** ``checkpoints/iter_NNN/model.json``, written in a temporary folder and renamed, and
    **evaluate** it on the first ``eval_games`` dev seeds against the greedy preset, paired by seed
    (TensorBoard scalars in the run folder, one line per iteration on the console).
@@ -32,8 +34,9 @@ from typing import Any
 import numpy as np
 
 from agents.learned import game_module
+from agents.learned.cartographers_patterns import empty_table, fit_table
 from agents.learned.fit import fit_returns, fit_theta
-from agents.learned.model import MODEL_FILE, load_model, save_model
+from agents.learned.model import MODEL_FILE, PATTERNS_FILE, load_model, save_model
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 from envs.core.textfile import parse_json, read_text
@@ -44,19 +47,28 @@ from experiments.eval.suites import load_suite
 from experiments.train.distill_config import with_defaults
 
 STATE_FILE = "state.json"
+#: the label keys every fit reads, and the ones a pattern table's fit adds
+ROW_KEYS = ("group", "phase", "features", "target")
+PATTERN_KEYS = ("befores", "afters", "scoring")
 
 
 def label_chunk(game_name: str, game_options: dict[str, Any], seeds: list[int], theta: np.ndarray,
                 width: int, futures: int, preset: str, seed: int, targets: str = "playouts",
-                explore: float = 0.0, model_turns: int = 0, horizon: int = 0) -> dict[str, np.ndarray]:
+                explore: float = 0.0, model_turns: int = 0, horizon: int = 0,
+                table: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """One chunk's labelled rows (runs in a Ray worker or in-process): paired-playout values of the
-    top candidates, or (``targets="returns"``) the returns of the model's own exploring games."""
+    top candidates, or (``targets="returns"``) the returns of the model's own exploring games.
+    A pattern ``table`` (an array, possibly with no rows: Cartographers with ``patterns``) plays
+    beside ``theta`` and makes the rows record the maps a table is fitted to."""
     game = make_game(game_name, **game_options)
     module = game_module(game_name)
     if targets == "returns":
         return module.return_games(game, np.asarray(seeds, dtype=np.int64), theta, explore, width, seed)
     # games without an option never see it
-    extra = {key: value for key, value in (("model_turns", model_turns), ("horizon", horizon)) if value}
+    extra: dict[str, Any] = {key: value for key, value in (("model_turns", model_turns), ("horizon", horizon))
+                             if value}
+    if table is not None:
+        extra.update(table=table, patterns=True)
     return module.label_games(game, np.asarray(seeds, dtype=np.int64), theta, width, futures, preset, seed,
                               **extra)
 
@@ -72,18 +84,23 @@ def _save_chunk(path: Path, rows: dict[str, np.ndarray]) -> None:
     os.replace(tmp, path)
 
 
-def _load_chunk(path: Path) -> dict[str, np.ndarray] | None:
-    """A chunk's rows, or None when the file is torn or not a chunk (it is labelled again)."""
+def _load_chunk(path: Path, patterns: bool) -> dict[str, np.ndarray] | None:
+    """A chunk's rows (with the maps when ``patterns``), or None when the file is torn or not a chunk
+    (it is labelled again)."""
+    keys = ROW_KEYS + ("scores",) + (PATTERN_KEYS if patterns else ())
     try:
         with np.load(path, allow_pickle=False) as data:
-            return {key: data[key] for key in ("group", "phase", "features", "target", "scores")}
+            return {key: data[key] for key in keys}
     except (OSError, ValueError, KeyError, EOFError):
         return None
 
 
-def label_iteration(config: dict[str, Any], run_dir: Path, iteration: int, theta: np.ndarray,
+def label_iteration(config: dict[str, Any], run_dir: Path, iteration: int, model: tuple[np.ndarray, Any],
                     address: str | None, progress: bool) -> list[dict[str, np.ndarray]]:
-    """Every chunk of ``iteration`` (finished ones read back, the rest labelled now)."""
+    """Every chunk of ``iteration`` (finished ones read back, the rest labelled now) by ``model``
+    (weights and pattern table, :func:`labelling_model`)."""
+    theta, table = model
+    patterns = config["patterns"] is not None
     label, run = config["label"], config["run"]
     first = run["first_seed"] + iteration * label["games"]
     seeds = list(range(first, first + label["games"]))
@@ -92,14 +109,14 @@ def label_iteration(config: dict[str, Any], run_dir: Path, iteration: int, theta
     todo = []
     for index in range(len(chunks)):
         path = _chunk_path(run_dir, iteration, index)
-        rows = _load_chunk(path) if path.exists() else None
+        rows = _load_chunk(path, patterns) if path.exists() else None
         if rows is None:
             todo.append(index)
         else:
             results[index] = rows
     args = [(config["game"], config["game_options"], chunks[i], theta, label["width"], label["futures"],
              label["preset"], run["seed"] * 1_000_003 + chunks[i][0], label["targets"], label["explore"],
-             label["model_turns"], label["horizon"]) for i in todo]
+             label["model_turns"], label["horizon"], _table_arg(config, table)) for i in todo]
     start = time.perf_counter()
 
     def done(index: int, rows: dict[str, np.ndarray]) -> None:
@@ -125,12 +142,22 @@ def label_iteration(config: dict[str, Any], run_dir: Path, iteration: int, theta
     return [results[i] for i in range(len(chunks))]
 
 
-def dev_scores(config: dict[str, Any], theta: np.ndarray) -> np.ndarray:
-    """The linear model ``theta`` in every seat on the first ``run.eval_games`` dev seeds: each game's
-    mean score per seat by the game's metric."""
+def _table_arg(config: dict[str, Any], table: np.ndarray | None) -> np.ndarray | None:
+    """What ``label_chunk`` gets as its table: None without ``patterns``, else the table (or one with
+    no rows before the first fit)."""
+    if config["patterns"] is None:
+        return None
+    return empty_table() if table is None else table
+
+
+def dev_scores(config: dict[str, Any], theta: np.ndarray, table: np.ndarray | None = None) -> np.ndarray:
+    """The learned model (``theta`` and a pattern ``table``) in every seat on the first
+    ``run.eval_games`` dev seeds: each game's mean score per seat by the game's metric."""
     game = make_game(config["game"], **config["game_options"])
     seeds = np.asarray(load_suite("dev").seeds[:config["run"]["eval_games"]], dtype=np.int64)
-    scores = game_module(config["game"]).label_games(game, seeds, theta, 0, 0, config["label"]["preset"], 0)
+    extra = {} if table is None else {"table": table}
+    scores = game_module(config["game"]).label_games(game, seeds, theta, 0, 0, config["label"]["preset"], 0,
+                                                     **extra)
     return scores["scores"].reshape(seeds.size, -1).mean(axis=1)
 
 
@@ -142,41 +169,47 @@ def compare(learned: np.ndarray, greedy: np.ndarray) -> dict[str, float]:
 
 
 def _write_checkpoint(run_dir: Path, iteration: int, config: dict[str, Any], theta: np.ndarray,
-                      training: dict[str, Any]) -> Path:
+                      training: dict[str, Any], table: np.ndarray | None = None) -> Path:
     final = run_dir / "checkpoints" / f"iter_{iteration:03d}"
     tmp = final.with_name(final.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
-    save_model(tmp, config["game"], config["game_options"], theta, config["label"]["preset"], training)
+    save_model(tmp, config["game"], config["game_options"], theta, config["label"]["preset"], training, table)
     shutil.rmtree(final, ignore_errors=True)
     os.replace(tmp, final)
     return final
 
 
-def last_checkpoint(run_dir: Path) -> tuple[int, np.ndarray] | None:
-    """The last complete checkpoint (iteration, theta); torn ones are skipped with one line."""
+def last_checkpoint(run_dir: Path) -> tuple[int, np.ndarray, np.ndarray | None] | None:
+    """The last complete checkpoint (iteration, theta, pattern table or None); torn ones are skipped
+    with one line."""
     folder = run_dir / "checkpoints"
     for path in sorted(folder.glob("iter_[0-9][0-9][0-9]"), reverse=True) if folder.is_dir() else []:
         try:
-            return int(path.name[5:]), load_model(path)["theta"]
+            model = load_model(path)
+            return int(path.name[5:]), model["theta"], model["table"]
         except ConfigError as exc:
             print(f"skipping checkpoint {path}: {exc}")
     return None
 
 
-def start_theta(config: dict[str, Any]) -> np.ndarray:
-    """The weights a run starts from: the ``run.start`` model's, or the greedy preset's."""
+def start_model(config: dict[str, Any]) -> tuple[np.ndarray, np.ndarray | None]:
+    """The weights (and pattern table) a run starts from: the ``run.start`` model's, or the greedy
+    preset's weights (a start model's table only when the run fits one: ``patterns``)."""
     start = config["run"]["start"]
     if start is not None:
-        return load_model(start)["theta"]
-    return game_module(config["game"]).greedy_theta(config["label"]["preset"])
+        model = load_model(start)
+        return model["theta"], (model["table"] if config["patterns"] is not None else None)
+    return game_module(config["game"]).greedy_theta(config["label"]["preset"]), None
 
 
-def labelling_theta(run_dir: Path, iteration: int, start: np.ndarray) -> np.ndarray:
-    """The weights that played ``iteration``'s labelled games: the previous iteration's checkpoint,
-    the start weights (:func:`start_theta`) for the first."""
+def labelling_model(run_dir: Path, iteration: int,
+                    start: tuple[np.ndarray, np.ndarray | None]) -> tuple[np.ndarray, np.ndarray | None]:
+    """The weights and table that played ``iteration``'s labelled games: the previous iteration's
+    checkpoint, the start model (:func:`start_model`) for the first."""
     if iteration == 0:
         return start
-    return load_model(run_dir / "checkpoints" / f"iter_{iteration - 1:03d}")["theta"]
+    model = load_model(run_dir / "checkpoints" / f"iter_{iteration - 1:03d}")
+    return model["theta"], model["table"]
 
 
 def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, address: str | None = None,
@@ -189,12 +222,12 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
     total = iterations or config["run"]["iterations"]
     state_path = run_dir / STATE_FILE
     state: dict[str, Any] = {"iteration": -1, "evaluations": [], "best": None, "config": config}
-    start = start_theta(config)
-    theta = start
+    start = start_model(config)
+    theta, table = start
     if resume and state_path.is_file():
         state = read_state(state_path)
         found = last_checkpoint(run_dir)
-        state["iteration"], theta = found if found is not None else (-1, theta)
+        state["iteration"], theta, table = found if found is not None else (-1, theta, table)
         state["evaluations"] = [e for e in state["evaluations"] if e["iteration"] <= state["iteration"]]
     if not state_path.is_file():  # a run folder from its first moment (resume reuses its labels)
         _write_state(state_path, state)
@@ -202,28 +235,33 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
     all_rows: list[dict[str, np.ndarray]] = []
     for iteration in range(state["iteration"] + 1):  # the labels the resumed fit needs
         # a lost chunk is labelled again by the weights that labelled it the first time
-        labeller = labelling_theta(run_dir, iteration, start)
+        labeller = labelling_model(run_dir, iteration, start)
         all_rows += label_iteration(config, run_dir, iteration, labeller, address, progress=False)
     greedy_scores = dev_scores(config, module.greedy_theta(preset))  # the baseline, played once
     try:
         for iteration in range(state["iteration"] + 1, total):
             started = time.perf_counter()
-            all_rows += label_iteration(config, run_dir, iteration, theta, address, progress)
-            rows = {key: np.concatenate([r[key] for r in all_rows]) for key in ("group", "phase", "features",
-                                                                               "target")}
+            all_rows += label_iteration(config, run_dir, iteration, (theta, table), address, progress)
+            keys = ROW_KEYS + (PATTERN_KEYS if config["patterns"] is not None else ())
+            rows = {key: np.concatenate([r[key] for r in all_rows]) for key in keys}
             fit = fit_returns if config["label"]["targets"] == "returns" else fit_theta
-            theta, report = fit(rows, start, seed=config["run"]["seed"])
-            scores = compare(dev_scores(config, theta), greedy_scores)
-            entry = {"iteration": iteration, "rows": report.rows, "decisions": report.decisions,
-                     "ridge": report.ridge, "held_out_gain": report.held_out_gain,
-                     "held_out_se": report.held_out_se, "seconds": time.perf_counter() - started, **scores}
-            _write_checkpoint(run_dir, iteration, config, theta, entry)
+            theta, report = fit(rows, start[0], seed=config["run"]["seed"])
+            entry: dict[str, Any] = {"iteration": iteration, "rows": report.rows,
+                                     "decisions": report.decisions, "ridge": report.ridge,
+                                     "held_out_gain": report.held_out_gain, "held_out_se": report.held_out_se}
+            if config["patterns"] is not None:
+                table, entry["patterns"] = fit_patterns(config, rows, theta)
+            scores = compare(dev_scores(config, theta, table), greedy_scores)
+            entry.update(seconds=time.perf_counter() - started, **scores)
+            _write_checkpoint(run_dir, iteration, config, theta, entry, table)
             state["iteration"] = iteration
             state["evaluations"].append(entry)
             if state["best"] is None or entry["diff"] > state["best"]["diff"]:
                 state["best"] = entry
-                best = run_dir / "checkpoints" / f"iter_{iteration:03d}" / MODEL_FILE
-                copy_atomic(best, run_dir / MODEL_FILE)
+                best = run_dir / "checkpoints" / f"iter_{iteration:03d}"
+                if (best / PATTERNS_FILE).is_file():  # the table first: model.json names it
+                    copy_atomic(best / PATTERNS_FILE, run_dir / PATTERNS_FILE)
+                copy_atomic(best / MODEL_FILE, run_dir / MODEL_FILE)
             for key in ("learned", "greedy", "diff", "held_out_gain"):
                 writer.add_scalar(f"distill/{key}", entry[key], iteration)
             writer.flush()
@@ -232,6 +270,9 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
                 fitted = (f"held-out squared error {-report.held_out_gain:+.1f} against greedy's direction"
                           if config["label"]["targets"] == "returns" else
                           f"held-out gain per decision {report.held_out_gain:+.3f}")
+                if "patterns" in entry:
+                    fitted += (f"; pattern table {entry['patterns']['held_out_gain']:+.3f} more "
+                               f"(se {entry['patterns']['held_out_se']:.3f})")
                 print(f"iteration {iteration}: {report.rows:,} rows from {report.decisions:,} decisions; "
                       f"{fitted} (se {report.held_out_se:.3f}); "
                       f"dev {config['run']['eval_games']} games: learned {entry['learned']:.2f} vs greedy "
@@ -240,6 +281,18 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
     finally:
         writer.close()
     return state
+
+
+def fit_patterns(config: dict[str, Any], rows: dict[str, np.ndarray],
+                 theta: np.ndarray) -> tuple[np.ndarray | None, dict[str, Any]]:
+    """The ``patterns`` section's table fitted to ``rows`` beside ``theta`` (None when it gains nothing
+    on held-out decisions) and what the fit reported."""
+    options = config["patterns"]
+    table, report = fit_table(rows, theta, rings=options["rings"], epochs=options["epochs"], lr=options["lr"],
+                              decay=options["decay"], seed=config["run"]["seed"])
+    return (table if table.shape[0] else None), {"best_epoch": report.best_epoch,
+                                                 "held_out_gain": report.held_out_gain,
+                                                 "held_out_se": report.held_out_se}
 
 
 def _write_state(path: Path, state: dict[str, Any]) -> None:

@@ -28,6 +28,12 @@ the greedy preset's weights: it plays the first iteration's labelled games, and 
 toward it (a fit that gains nothing on held-out decisions keeps it). The dev evaluation still
 compares against the greedy preset.
 
+``patterns: {rings: 3, epochs: 4, lr: 0.1, decay: 0.001}`` (Cartographers, playout labels) also fits
+a pattern table over the map's 2 x 2 windows on top of each iteration's linear weights
+(:mod:`agents.learned.cartographers_patterns`): the labels then record the maps before and after
+each candidate, the model plays (and labels) with both, and the checkpoints carry ``patterns.npy``.
+Leave it out (or ``null``) for a linear model alone.
+
 ``label.targets: returns`` makes it the afterstate learner (``train --algo afterstate``, configs in
 ``configs/afterstate/``): no playouts; the model plays its own games, exploring with probability
 ``label.explore`` among its ``width`` best candidates, and every decision's played candidate is
@@ -42,7 +48,8 @@ from pathlib import Path
 from typing import Any
 
 from agents.learned import GAMES, game_module
-from agents.learned.model import load_model
+from agents.learned.cartographers_patterns import MAX_RINGS
+from agents.learned.model import PATTERN_GAMES, load_model
 from envs.core.errors import ConfigError
 from envs.core.textfile import read_yaml
 
@@ -58,6 +65,8 @@ _LIMITS: dict[str, tuple[int, int]] = {
     "run.iterations": (1, 1000), "run.seed": (0, 1 << 40),
     "run.first_seed": (0, 1 << 40), "run.workers": (1, 4096), "run.eval_games": (1, 100_000),
 }
+#: the ``patterns`` section (a pattern table fitted beside the linear weights) when it is given
+PATTERN_DEFAULTS: dict[str, Any] = {"rings": 3, "epochs": 4, "lr": 0.1, "decay": 1e-3}
 #: label.targets: paired-playout values of the top candidates (distill), or self-play returns
 TARGETS = ("playouts", "returns")
 #: the dev and test suites' seeds (configs/suites.yaml): labelling must stay clear of them
@@ -69,7 +78,7 @@ def validate_config(raw: Any, source: str = "config") -> dict[str, Any]:
     if not isinstance(raw, dict):
         raise ConfigError(f"{source}: a distillation config is a mapping of sections, "
                           f"got {type(raw).__name__}")
-    known = {"name", "game", "game_options", "label", "run"}
+    known = {"name", "game", "game_options", "label", "run", "patterns"}
     unknown = sorted(set(raw) - known)
     if unknown:
         raise ConfigError(f"{source}: unknown section(s) {', '.join(unknown)}; "
@@ -86,10 +95,7 @@ def validate_config(raw: Any, source: str = "config") -> dict[str, Any]:
         given = raw.get(section) or {}
         if not isinstance(given, dict):
             raise ConfigError(f"{source}: section {section!r} must be a mapping, got {given!r}")
-        stray = sorted(set(given) - set(defaults))
-        if stray:
-            raise ConfigError(f"{source}: unknown key(s) {', '.join(f'{section}.{k}' for k in stray)}; "
-                              f"known: {', '.join(defaults)}")
+        _reject_unknown_keys(source, section, given, defaults)
         merged = {**defaults, **given}
         for key, value in merged.items():
             name = f"{section}.{key}"
@@ -121,6 +127,7 @@ def validate_config(raw: Any, source: str = "config") -> dict[str, Any]:
     if not isinstance(preset, str):
         raise ConfigError(f"{source}: label.preset must be a greedy preset name, got {preset!r}")
     module.greedy_theta(preset)  # an unknown preset fails here, naming the known ones
+    config["patterns"] = check_patterns(raw.get("patterns"), config, source)
     run, label = config["run"], config["label"]
     if run["start"] is not None:
         check_start_model(run["start"], config, source)
@@ -132,6 +139,41 @@ def validate_config(raw: Any, source: str = "config") -> dict[str, Any]:
     return config
 
 
+def check_patterns(given: Any, config: dict[str, Any], source: str) -> dict[str, Any] | None:
+    """The ``patterns`` section with its defaults filled in (None when absent), every value checked."""
+    if given is None:
+        return None
+    if not isinstance(given, dict):
+        raise ConfigError(f"{source}: section 'patterns' must be a mapping (or null), got {given!r}")
+    if config["game"] not in PATTERN_GAMES:
+        raise ConfigError(f"{source}: patterns (a pattern table) is available for {', '.join(PATTERN_GAMES)} "
+                          f"only, not {config['game']}")
+    if config["label"]["targets"] != "playouts":
+        raise ConfigError(f"{source}: patterns needs playout labels (label.targets: playouts)")
+    _reject_unknown_keys(source, "patterns", given, PATTERN_DEFAULTS)
+    merged = {**PATTERN_DEFAULTS, **given}
+    for key, low, high in (("rings", 1, MAX_RINGS), ("epochs", 1, 100)):
+        value = merged[key]
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+            raise ConfigError(f"{source}: patterns.{key} must be an integer in [{low}, {high}], "
+                              f"got {value!r}")
+    for key, low, high in (("lr", 0.0, 1.0), ("decay", 0.0, 1.0)):
+        value = merged[key]
+        if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value < high or (
+                key == "lr" and value == 0):
+            raise ConfigError(f"{source}: patterns.{key} must be a number in {'(' if key == 'lr' else '['}"
+                              f"{low}, {high}), got {value!r}")
+    return merged
+
+
+def _reject_unknown_keys(source: str, section: str, given: dict, defaults: dict) -> None:
+    """Raise a :class:`ConfigError` naming the keys of ``given`` that ``defaults`` does not know."""
+    stray = sorted(set(given) - set(defaults))
+    if stray:
+        raise ConfigError(f"{source}: unknown key(s) {', '.join(f'{section}.{k}' for k in stray)}; "
+                          f"known: {', '.join(defaults)}")
+
+
 def with_defaults(raw: dict[str, Any]) -> dict[str, Any]:
     """``raw`` with every section's missing keys filled by :data:`DEFAULTS`, nothing checked (a saved
     run's config, compared with the config that would continue it)."""
@@ -139,6 +181,8 @@ def with_defaults(raw: dict[str, Any]) -> dict[str, Any]:
     for section, defaults in DEFAULTS.items():
         given = raw.get(section)
         filled[section] = {**defaults, **given} if isinstance(given, dict) else given
+    given = raw.get("patterns")
+    filled["patterns"] = {**PATTERN_DEFAULTS, **given} if isinstance(given, dict) else given
     return filled
 
 

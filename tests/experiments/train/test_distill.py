@@ -20,7 +20,7 @@ from experiments.train import distill
 from experiments.train.distill import (
     check_resumable,
     label_chunk,
-    labelling_theta,
+    labelling_model,
     last_checkpoint,
     resume_point,
     run_distill,
@@ -59,6 +59,14 @@ def tiny_config(**sections) -> dict:
     ({"run": {"start": str(MODELS / "cascadia_solo")}}, "is a model of cascadia"),
     ({"game_options": {"players": 2}, "run": {"start": str(MODELS / "cartographers_solo")}},
      "is a model of cartographers {'players': 1}, not of cartographers {'players': 2}"),
+    ({"game": "dorfromantik", "game_options": {}, "patterns": {}},
+     "patterns .* cartographers only, not dorfromantik"),
+    ({"patterns": {"ring": 2}}, "unknown key.*patterns.ring"),
+    ({"patterns": {"rings": 9}}, "patterns.rings must be an integer in"),
+    ({"patterns": {"lr": 0}}, "patterns.lr must be a number in"),
+    ({"patterns": {"decay": -1}}, "patterns.decay must be a number in"),
+    ({"patterns": [3]}, "section 'patterns' must be a mapping"),
+    ({"label": {"targets": "returns"}, "patterns": {}}, "patterns needs playout labels"),
 ])
 def test_bad_configs_fail_in_one_line(change, fragment):
     with pytest.raises(ConfigError, match=fragment):
@@ -100,6 +108,42 @@ def test_tiny_run_resume_and_torn_checkpoint(tmp_path):
     assert state["iteration"] == 2
     assert sorted((run / "labels").rglob("*.npz"))[:len(labelled)] == labelled
     assert json.loads((run / "state.json").read_text())["iteration"] == 2
+
+
+def test_a_run_with_patterns_checkpoints_labels_and_plays_its_table(tmp_path, monkeypatch):
+    """``patterns``: the labels record the maps, each iteration fits a table beside the weights (the
+    fit is replaced by a known table here), the checkpoints and the run's best carry it, the next
+    iteration labels with it, and ``learned:<run>`` plays it; a resumed run picks it up."""
+    from agents.learned import cartographers_patterns as P
+
+    tables = []
+
+    def known_table(rows, theta, **kwargs):
+        assert {"befores", "afters", "scoring"} <= set(rows) and kwargs["rings"] == 2
+        tables.append(np.random.default_rng(len(tables)).normal(size=(P.N_TABLES, 2, P.N_PATTERNS)))
+        return tables[-1], P.TableReport(epochs=1, best_epoch=0, held_out_gain=0.5, held_out_se=0.1)
+
+    monkeypatch.setattr(distill, "fit_table", known_table)
+    config = tiny_config(patterns={"rings": 2, "epochs": 1})
+    state = run_distill(config, tmp_path, progress=False)
+    assert state["iteration"] == 1 and state["evaluations"][0]["patterns"]["held_out_gain"] == 0.5
+    first = load_model(tmp_path / "checkpoints" / "iter_000")
+    assert np.array_equal(first["table"], tables[0].astype(np.float32))
+    best = load_model(tmp_path)
+    assert best["table"] is not None and np.array_equal(best["theta"], load_model(
+        tmp_path / "checkpoints" / f"iter_{state['best']['iteration']:03d}")["theta"])
+    label = config["label"]
+    seeds = [config["run"]["first_seed"] + label["games"]]  # iteration 1's first chunk, labelled by iter_000
+    expected = label_chunk("cartographers", config["game_options"], seeds, first["theta"], label["width"],
+                           label["futures"], label["preset"], config["run"]["first_seed"] + label["games"],
+                           table=first["table"])
+    chunk = dict(np.load(tmp_path / "labels" / "iter_001" / "chunk_0000.npz"))
+    for key in ("features", "target", "befores", "afters", "scoring"):
+        assert np.array_equal(chunk[key], expected[key]), key
+    agent = make_agent(f"learned:{tmp_path}", make_game("cartographers"))
+    assert agent.model.table.shape == (P.N_TABLES, 2, P.N_PATTERNS)
+    state = run_distill(config, tmp_path, resume=True, iterations=3, progress=False)
+    assert state["iteration"] == 2 and len(tables) == 3
 
 
 def test_cli_refuses_ppo_options_and_names_the_agent(tmp_path):
@@ -152,9 +196,10 @@ def test_a_lost_chunk_is_labelled_by_the_weights_that_labelled_it(tmp_path):
     for i in range(3):
         folder = tmp_path / "checkpoints" / f"iter_{i:03d}"
         save_model(folder, "cartographers", {}, greedy + i + 1, "progress", {})
-    assert np.array_equal(labelling_theta(tmp_path, 0, greedy), greedy)
-    assert np.allclose(labelling_theta(tmp_path, 1, greedy), greedy + 1)  # model.json keeps 8 decimals
-    assert np.allclose(labelling_theta(tmp_path, 3, greedy), greedy + 3)
+    assert np.array_equal(labelling_model(tmp_path, 0, (greedy, None))[0], greedy)
+    # model.json keeps 8 decimals
+    assert np.allclose(labelling_model(tmp_path, 1, (greedy, None))[0], greedy + 1)
+    assert np.allclose(labelling_model(tmp_path, 3, (greedy, None))[0], greedy + 3)
 
 
 def test_a_run_started_from_a_model_labels_with_it_and_fits_toward_it(tmp_path, monkeypatch):
