@@ -264,17 +264,20 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
                 copy_atomic(best / MODEL_FILE, run_dir / MODEL_FILE)
             for key in ("learned", "greedy", "diff", "held_out_gain"):
                 writer.add_scalar(f"distill/{key}", entry[key], iteration)
+            if "patterns" in entry:
+                writer.add_scalar("distill/pattern_gain", entry["patterns"]["held_out_gain"], iteration)
             writer.flush()
             _write_state(state_path, state)
             if progress:
                 fitted = (f"held-out squared error {-report.held_out_gain:+.1f} against greedy's direction"
                           if config["label"]["targets"] == "returns" else
                           f"held-out gain per decision {report.held_out_gain:+.3f}")
+                fitted += f" (se {report.held_out_se:.3f})"
                 if "patterns" in entry:
                     fitted += (f"; pattern table {entry['patterns']['held_out_gain']:+.3f} more "
                                f"(se {entry['patterns']['held_out_se']:.3f})")
                 print(f"iteration {iteration}: {report.rows:,} rows from {report.decisions:,} decisions; "
-                      f"{fitted} (se {report.held_out_se:.3f}); "
+                      f"{fitted}; "
                       f"dev {config['run']['eval_games']} games: learned {entry['learned']:.2f} vs greedy "
                       f"{entry['greedy']:.2f}, {entry['diff']:+.2f} [{entry['diff_low']:+.2f}, "
                       f"{entry['diff_high']:+.2f}] ({entry['seconds']:.0f} s)", flush=True)

@@ -127,6 +127,7 @@ def test_a_run_with_patterns_checkpoints_labels_and_plays_its_table(tmp_path, mo
     config = tiny_config(patterns={"rings": 2, "epochs": 1})
     state = run_distill(config, tmp_path, progress=False)
     assert state["iteration"] == 1 and state["evaluations"][0]["patterns"]["held_out_gain"] == 0.5
+    assert scalars(tmp_path)["distill/pattern_gain"] == [0.5, 0.5]  # iterations 0 and 1
     first = load_model(tmp_path / "checkpoints" / "iter_000")
     assert np.array_equal(first["table"], tables[0].astype(np.float32))
     best = load_model(tmp_path)
