@@ -25,6 +25,10 @@ Each game has a module ``agents.learned.<game name>`` with this contract:
   learner's self-play (Cartographers and Dorfromantik): one row per decision, the played candidate
   (the best by ``theta``, or with probability ``explore`` one of the top ``width``) and the points
   scored from it on.
+* optional (Cartographers), a pattern table beside the weights: ``LinearPolicy(game, theta,
+  table=...)`` adds a per-window pattern value (:mod:`agents.learned.cartographers_patterns`), and
+  ``label_games(..., table=..., patterns=True)`` also returns each labelled candidate's coded map
+  before and after it (``befores``, ``afters``, ``scoring``) for the table's fit.
 
 :mod:`agents.learned.fit` fits ``theta`` to those rows; :mod:`agents.learned.model` saves and
 loads a model folder; the agent name is ``learned`` (``learned:models/<folder>``).

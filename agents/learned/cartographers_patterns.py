@@ -259,8 +259,8 @@ def _pick_gains(starts: np.ndarray, groups: np.ndarray, y: np.ndarray, a: np.nda
                      - y[starts[g] + np.argmax(b[starts[g]:starts[g + 1]])] for g in groups])
 
 
-def fit_table(rows: dict[str, np.ndarray], theta: np.ndarray, rings: int = 3, epochs: int = 4,
-              lr: float = 0.1, decay: float = 1e-3, held_out: float = 0.25,
+def fit_table(rows: dict[str, np.ndarray], theta: np.ndarray, rings: int = 3, epochs: int = 20,
+              lr: float = 0.01, decay: float = 1e-3, held_out: float = 0.25,
               seed: int = 0) -> tuple[np.ndarray, TableReport]:
     """Fit a pattern table to the labelled rows' targets minus the linear model ``theta``'s values
     (rows of a decision contiguous; keys ``group``, ``phase``, ``features``, ``target``, ``befores``,

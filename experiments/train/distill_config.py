@@ -28,7 +28,7 @@ the greedy preset's weights: it plays the first iteration's labelled games, and 
 toward it (a fit that gains nothing on held-out decisions keeps it). The dev evaluation still
 compares against the greedy preset.
 
-``patterns: {rings: 3, epochs: 4, lr: 0.1, decay: 0.001}`` (Cartographers, playout labels) also fits
+``patterns: {rings: 3, epochs: 20, lr: 0.01, decay: 0.001}`` (Cartographers, playout labels) also fits
 a pattern table over the map's 2 x 2 windows on top of each iteration's linear weights
 (:mod:`agents.learned.cartographers_patterns`): the labels then record the maps before and after
 each candidate, the model plays (and labels) with both, and the checkpoints carry ``patterns.npy``.
@@ -66,7 +66,7 @@ _LIMITS: dict[str, tuple[int, int]] = {
     "run.first_seed": (0, 1 << 40), "run.workers": (1, 4096), "run.eval_games": (1, 100_000),
 }
 #: the ``patterns`` section (a pattern table fitted beside the linear weights) when it is given
-PATTERN_DEFAULTS: dict[str, Any] = {"rings": 3, "epochs": 4, "lr": 0.1, "decay": 1e-3}
+PATTERN_DEFAULTS: dict[str, Any] = {"rings": 3, "epochs": 20, "lr": 0.01, "decay": 1e-3}
 #: label.targets: paired-playout values of the top candidates (distill), or self-play returns
 TARGETS = ("playouts", "returns")
 #: the dev and test suites' seeds (configs/suites.yaml): labelling must stay clear of them

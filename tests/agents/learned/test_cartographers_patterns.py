@@ -5,6 +5,7 @@ folders carry the table."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -202,6 +203,14 @@ def test_a_model_folder_carries_its_table_and_the_agent_plays_it(tmp_path):
     _, plain = L.LinearPolicy(game, theta).candidate_values(state)
     assert not np.allclose(values, plain)
     assert load_model("models/cartographers_solo")["table"] is None
+
+
+def test_the_committed_pattern_model_loads_with_its_table_and_stays_small():
+    folder = Path("models/cartographers_solo_patterns")
+    model = load_model(folder)
+    assert model["table"].shape == (P.N_TABLES, 3, P.N_PATTERNS) and np.any(model["table"] != 0)
+    assert sum(f.stat().st_size for f in folder.iterdir()) < 5_000_000
+    assert "configs/distill/cartographers_solo_patterns.yaml" in (folder / "README.md").read_text()
 
 
 @pytest.mark.parametrize("damage, fragment", [
