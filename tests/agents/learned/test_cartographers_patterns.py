@@ -205,12 +205,14 @@ def test_a_model_folder_carries_its_table_and_the_agent_plays_it(tmp_path):
     assert load_model("models/cartographers_solo")["table"] is None
 
 
-def test_the_committed_pattern_model_loads_with_its_table_and_stays_small():
-    folder = Path("models/cartographers_solo_patterns")
+@pytest.mark.parametrize("setting, players", [("solo", 1), ("3p", 3)])
+def test_the_committed_pattern_models_load_with_their_tables_and_stay_small(setting, players):
+    folder = Path(f"models/cartographers_{setting}_patterns")
     model = load_model(folder)
     assert model["table"].shape == (P.N_TABLES, 3, P.N_PATTERNS) and np.any(model["table"] != 0)
+    assert model["game_options"] == {"players": players}
     assert sum(f.stat().st_size for f in folder.iterdir()) < 5_000_000
-    assert "configs/distill/cartographers_solo_patterns.yaml" in (folder / "README.md").read_text()
+    assert f"configs/distill/cartographers_{setting}_patterns.yaml" in (folder / "README.md").read_text()
 
 
 @pytest.mark.parametrize("damage, fragment", [
