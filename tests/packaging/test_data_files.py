@@ -96,18 +96,18 @@ def test_pyproject_lists_every_package():
 
 def test_the_data_folders_hold_only_files_that_ship():
     """package-data ships seeds/*.yaml, seeds/*.md, configs/**/*.yaml and each model folder's README.md,
-    model.json and policy.pt; a file of another kind there would be missing from the wheel
+    model.json, patterns.npy and policy.pt; a file of another kind there would be missing from the wheel
     (test_install.py compares the wheel with the folders)."""
     data = PYPROJECT["tool"]["setuptools"]["package-data"]
     assert data["meeplelab_data.seeds"] == ["*.yaml", "*.md"]
     assert data["meeplelab_data.configs"] == ["**/*.yaml"]
-    assert data["meeplelab_data.models"] == ["*/README.md", "*/model.json", "*/policy.pt"]
+    assert data["meeplelab_data.models"] == ["*/README.md", "*/model.json", "*/patterns.npy", "*/policy.pt"]
     seeds, configs, models = data_files("seeds"), data_files("configs"), data_files("models")
     assert seeds and configs and models
     assert [f for f in seeds if "/" in f or Path(f).suffix not in (".yaml", ".md")] == []
     assert [f for f in configs if Path(f).suffix != ".yaml"] == []
-    assert [f for f in models if f.count("/") != 1 or f.split("/")[1] not in ("README.md", "model.json",
-                                                                             "policy.pt")] == []
+    shipped = ("README.md", "model.json", "patterns.npy", "policy.pt")
+    assert [f for f in models if f.count("/") != 1 or f.split("/")[1] not in shipped] == []
 
 
 def data_files(folder: str) -> set[str]:

@@ -145,8 +145,8 @@ def test_eval_with_a_shipped_suite(installed, game):
 
 
 def test_a_committed_model_plays_by_its_models_path(installed):
-    """``learned:models/<folder>`` and the placement search's ``model=`` find the shipped model from a
-    folder with no ``models/`` of its own."""
+    """``learned:models/<folder>`` and the placement search's ``model=`` find the shipped model (and a
+    pattern table beside it) from a folder with no ``models/`` of its own."""
     assert not (installed.work / "models").exists()
     out_dir = installed.work / "eval-learned"
     installed.meeplelab("eval", "dorfromantik", "--agents",
@@ -154,6 +154,10 @@ def test_a_committed_model_plays_by_its_models_path(installed):
                         "--suite", "smoke", "--no-progress", "--out", str(out_dir))
     summary = json.loads((out_dir / "summary.json").read_text())
     assert summary["games"] == 5 and summary["games_played"] == 10
+    patterns_dir = installed.work / "eval-patterns"  # a model with a pattern table beside model.json
+    installed.meeplelab("solo-eval", "--agents", "learned:models/cartographers_solo_patterns", "--games", "2",
+                        "--no-progress", "--out", str(patterns_dir))
+    assert (patterns_dir / "games.csv").read_text().count("cartographers_solo_patterns") == 2
 
 
 @pytest.mark.parametrize("game", GAMES)

