@@ -111,7 +111,8 @@ def _load_table(file: Path, data: dict[str, Any]) -> np.ndarray | None:
         raise ConfigError(f"learned model {str(file)!r}: pattern tables are for "
                           f"{', '.join(PATTERN_GAMES)} only")
     rings = spec.get("rings") if isinstance(spec, dict) else None
-    if spec.get("file") != PATTERNS_FILE or not isinstance(rings, int) or not 1 <= rings <= P.MAX_RINGS:
+    if (not isinstance(spec, dict) or spec.get("file") != PATTERNS_FILE or not isinstance(rings, int)
+            or not 1 <= rings <= P.MAX_RINGS):
         raise ConfigError(f"learned model {str(file)!r}: patterns must be {{\"file\": \"{PATTERNS_FILE}\", "
                           f"\"rings\": 1-{P.MAX_RINGS}}}, got {spec!r}")
     path = file.parent / PATTERNS_FILE

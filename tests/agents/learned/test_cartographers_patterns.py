@@ -223,6 +223,7 @@ def test_the_committed_pattern_models_load_with_their_tables_and_stay_small(sett
     (lambda folder: (folder / PATTERNS_FILE).write_bytes(b"not a table"), "cannot read the pattern table"),
     (lambda folder: _edit_spec(folder, {"file": "other.npy", "rings": 2}), "patterns must be"),
     (lambda folder: _edit_spec(folder, {"file": PATTERNS_FILE, "rings": 9}), "patterns must be"),
+    (lambda folder: _edit_spec(folder, PATTERNS_FILE), "patterns must be"),
 ])
 def test_a_damaged_table_fails_in_one_line(tmp_path, damage, fragment):
     theta = L.greedy_theta()
