@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from agents.learned.fit import standard_error, value_pick_gain
 from envs.cartographers.kernels import (
     AMBUSH_BASE,
     C_SHAPE,
@@ -253,12 +254,6 @@ class TableReport:
     held_out_se: float
 
 
-def _pick_gains(starts: np.ndarray, groups: np.ndarray, y: np.ndarray, a: np.ndarray,
-                b: np.ndarray) -> np.ndarray:
-    return np.array([y[starts[g] + np.argmax(a[starts[g]:starts[g + 1]])]
-                     - y[starts[g] + np.argmax(b[starts[g]:starts[g + 1]])] for g in groups])
-
-
 def fit_table(rows: dict[str, np.ndarray], theta: np.ndarray, rings: int = 3, epochs: int = 20,
               lr: float = 0.01, decay: float = 1e-3, held_out: float = 0.25,
               seed: int = 0) -> tuple[np.ndarray, TableReport]:
@@ -281,14 +276,15 @@ def fit_table(rows: dict[str, np.ndarray], theta: np.ndarray, rings: int = 3, ep
     table = np.zeros((N_TABLES, rings, N_PATTERNS))
     befores, afters = rows["befores"], rows["afters"]
     scoring = rows["scoring"]
+    held = np.concatenate([np.arange(starts[g], starts[g + 1]) for g in test])  # the held-out rows
+    held_maps = befores[held], afters[held], scoring[held], phases[held]
     best = (0.0, 0.0, -1, empty_table())
     for epoch in range(epochs):
         fit_epoch(table, ring, befores, afters, scoring, phases, y - linear, starts,
                   rng.permutation(train).astype(np.int64), lr, decay)
-        fitted = linear + row_deltas(table, ring, befores, afters, scoring, phases)
-        gains = _pick_gains(starts, test, y, fitted, linear)
+        fitted = linear[held] + row_deltas(table, ring, *held_maps)
+        gains = value_pick_gain(group[held], y[held], fitted, linear[held])
         if gains.mean() > best[0]:
-            se = float(gains.std(ddof=1) / np.sqrt(gains.size)) if gains.size > 1 else 0.0
-            best = (float(gains.mean()), se, epoch, table.copy())
+            best = (float(gains.mean()), standard_error(gains), epoch, table.copy())
     gain, se, epoch, kept = best
     return kept, TableReport(epochs=epochs, best_epoch=epoch, held_out_gain=gain, held_out_se=se)

@@ -61,11 +61,21 @@ def _solve(xc: np.ndarray, yc: np.ndarray, base: np.ndarray, ridge: float) -> np
 def pick_gain(group: np.ndarray, x: np.ndarray, y: np.ndarray, theta: np.ndarray,
               theta0: np.ndarray) -> np.ndarray:
     """Per decision: target of the candidate ``theta`` plays minus that of the one ``theta0`` plays."""
+    return value_pick_gain(group, y, x @ theta, x @ theta0)
+
+
+def value_pick_gain(group: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per decision: target of the candidate with the highest value ``a`` minus that of the one with the
+    highest ``b`` (rows of one decision contiguous)."""
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     ends = np.r_[starts[1:], group.size]
-    a, b = x @ theta, x @ theta0
     return np.array([y[s + np.argmax(a[s:e])] - y[s + np.argmax(b[s:e])]
                      for s, e in zip(starts, ends, strict=True)])
+
+
+def standard_error(values: np.ndarray) -> float:
+    """The standard error of the mean of ``values`` (0 for fewer than two)."""
+    return float(values.std(ddof=1) / np.sqrt(values.size)) if values.size > 1 else 0.0
 
 
 def fit_theta(rows: dict[str, np.ndarray], theta0: np.ndarray, ridges: tuple[float, ...] = RIDGES,
@@ -99,9 +109,8 @@ def fit_theta(rows: dict[str, np.ndarray], theta0: np.ndarray, ridges: tuple[flo
         rows_k = phase == k
         if rows_k.sum() > x.shape[1]:
             theta[k] = _solve(xc[rows_k], yc[rows_k], theta0[k], ridge)
-    se = float(gains.std(ddof=1) / np.sqrt(gains.size)) if gains.size > 1 else 0.0
-    report = FitReport(ridge=ridge, held_out_gain=float(gain), held_out_se=se, rows=int(group.size),
-                       decisions=int(ids.size))
+    report = FitReport(ridge=ridge, held_out_gain=float(gain), held_out_se=standard_error(gains),
+                       rows=int(group.size), decisions=int(ids.size))
     return theta, report
 
 
@@ -149,7 +158,7 @@ def fit_returns(rows: dict[str, np.ndarray], theta0: np.ndarray, ridges: tuple[f
             best = (ridge, err.mean(), base - err)
     ridge, _, gains = best
     theta, _ = fitted(np.ones(group.size, bool), ridge)
-    se = float(gains.std(ddof=1) / np.sqrt(gains.size)) if gains.size > 1 else 0.0
+    se = standard_error(gains)
     report = FitReport(ridge=ridge, held_out_gain=float(gains.mean()) if gains.size else 0.0, held_out_se=se,
                        rows=int(group.size), decisions=int(np.unique(group).size))
     return theta, report
