@@ -25,10 +25,12 @@ Each game has a module ``agents.learned.<game name>`` with this contract:
   learner's self-play (Cartographers and Dorfromantik): one row per decision, the played candidate
   (the best by ``theta``, or with probability ``explore`` one of the top ``width``) and the points
   scored from it on.
-* optional (Cartographers), a pattern table beside the weights: ``LinearPolicy(game, theta,
-  table=...)`` adds a per-window pattern value (:mod:`agents.learned.cartographers_patterns`), and
-  ``label_games(..., table=..., patterns=True)`` also returns each labelled candidate's coded map
-  before and after it (``befores``, ``afters``, ``scoring``) for the table's fit.
+* optional (Cartographers and Cascadia), a pattern table beside the weights: ``LinearPolicy(game,
+  theta, table=...)`` adds a per-window pattern value, and ``label_games(..., table=...,
+  patterns=True)`` also returns what the table's fit reads of each labelled candidate. The table's
+  module ``agents.learned.<game name>_patterns`` (:func:`pattern_module`) has ``MAX_RINGS``,
+  ``DEFAULT_RINGS``, ``ROW_KEYS`` (those label keys), ``table_shape(rings)``, ``empty_table()`` and
+  ``fit_table(rows, theta, rings, epochs, lr, decay, seed=...)``.
 
 :mod:`agents.learned.fit` fits ``theta`` to those rows; :mod:`agents.learned.model` saves and
 loads a model folder; the agent name is ``learned`` (``learned:models/<folder>``).
@@ -43,6 +45,8 @@ from envs.core.errors import ConfigError
 
 #: the games with a candidate view, by ``Game.name``
 GAMES = ("cartographers", "cascadia", "dorfromantik")
+#: the games whose linear models may carry a pattern table
+PATTERN_GAMES = ("cartographers", "cascadia")
 
 
 def game_module(name: str) -> ModuleType:
@@ -50,3 +54,10 @@ def game_module(name: str) -> ModuleType:
     if name not in GAMES:
         raise ConfigError(f"no learned candidate model for game {name!r}; known: {', '.join(GAMES)}")
     return importlib.import_module(f"agents.learned.{name}")
+
+
+def pattern_module(name: str) -> ModuleType:
+    """The pattern-table module of game ``name``; ConfigError for a game without one."""
+    if name not in PATTERN_GAMES:
+        raise ConfigError(f"pattern tables are for {', '.join(PATTERN_GAMES)} only, not {name!r}")
+    return importlib.import_module(f"agents.learned.{name}_patterns")

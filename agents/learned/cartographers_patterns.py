@@ -20,12 +20,10 @@ the distillation's labels.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 from numba import njit
 
-from agents.learned.fit import standard_error, value_pick_gain
+from agents.learned.fit import TableReport, fit_pattern_table
 from envs.cartographers.kernels import (
     AMBUSH_BASE,
     C_SHAPE,
@@ -47,6 +45,10 @@ N_WINDOWS = 100
 N_CARD_TABLES = 16
 N_TABLES = N_CARD_TABLES + 4
 MAX_RINGS = 5
+#: the rings of a ``patterns:`` section that names none
+DEFAULT_RINGS = 3
+#: the label keys a table's fit reads besides the linear model's (:func:`fit_table`)
+ROW_KEYS = ("befores", "afters", "scoring")
 
 
 def window_rings(rings: int) -> np.ndarray:
@@ -58,6 +60,12 @@ def window_rings(rings: int) -> np.ndarray:
         for c in range(10):
             out[r * 10 + c] = min(r, 9 - r, c, 9 - c, rings - 1)
     return out
+
+
+def table_shape(rings: int) -> tuple[int, int, int]:
+    """The shape of a table of ``rings`` rings (ValueError outside 1..MAX_RINGS)."""
+    window_rings(rings)
+    return N_TABLES, int(rings), N_PATTERNS
 
 
 def empty_table() -> np.ndarray:
@@ -243,48 +251,21 @@ def fit_epoch(table: np.ndarray, ring: np.ndarray, befores: np.ndarray, afters: 
     return loss
 
 
-@dataclass(frozen=True)
-class TableReport:
-    """What a table fit found: the epochs run and the best one, and the best's held-out gain per
-    decision over the linear model alone (mean target of the chosen candidate) with its standard error."""
-
-    epochs: int
-    best_epoch: int
-    held_out_gain: float
-    held_out_se: float
-
-
 def fit_table(rows: dict[str, np.ndarray], theta: np.ndarray, rings: int = 3, epochs: int = 20,
               lr: float = 0.01, decay: float = 1e-3, held_out: float = 0.25,
               seed: int = 0) -> tuple[np.ndarray, TableReport]:
     """Fit a pattern table to the labelled rows' targets minus the linear model ``theta``'s values
     (rows of a decision contiguous; keys ``group``, ``phase``, ``features``, ``target``, ``befores``,
-    ``afters``, ``scoring``), by ``epochs`` shuffled passes of :func:`fit_epoch` over all but a
-    held-out share of the decisions. Keeps the epoch whose table gains most on the held-out
-    decisions over ``theta`` alone; an empty table when none gains."""
-    group = rows["group"]
-    y = rows["target"].astype(np.float64)
-    phases = rows["phase"].astype(np.int64)
-    linear = np.einsum("ij,ij->i", rows["features"].astype(np.float64), theta[phases])
-    starts = np.r_[np.flatnonzero(np.r_[True, group[1:] != group[:-1]]), group.size].astype(np.int64)
-    decisions = starts.size - 1
-    rng = np.random.default_rng(seed)
-    shuffled = rng.permutation(decisions)
-    test = np.sort(shuffled[:max(1, int(held_out * decisions))])
-    train = shuffled[test.size:]
+    ``afters``, ``scoring``) by :func:`agents.learned.fit.fit_pattern_table`, each epoch a shuffled
+    pass of :func:`fit_epoch`; an empty table when no epoch gains on held-out decisions."""
     ring = window_rings(rings)
-    table = np.zeros((N_TABLES, rings, N_PATTERNS))
-    befores, afters = rows["befores"], rows["afters"]
-    scoring = rows["scoring"]
-    held = np.concatenate([np.arange(starts[g], starts[g + 1]) for g in test])  # the held-out rows
-    held_maps = befores[held], afters[held], scoring[held], phases[held]
-    best = (0.0, 0.0, -1, empty_table())
-    for epoch in range(epochs):
-        fit_epoch(table, ring, befores, afters, scoring, phases, y - linear, starts,
-                  rng.permutation(train).astype(np.int64), lr, decay)
-        fitted = linear[held] + row_deltas(table, ring, *held_maps)
-        gains = value_pick_gain(group[held], y[held], fitted, linear[held])
-        if gains.mean() > best[0]:
-            best = (float(gains.mean()), standard_error(gains), epoch, table.copy())
-    gain, se, epoch, kept = best
-    return kept, TableReport(epochs=epochs, best_epoch=epoch, held_out_gain=gain, held_out_se=se)
+    phases = rows["phase"].astype(np.int64)
+    befores, afters, scoring = rows["befores"], rows["afters"], rows["scoring"]
+
+    def epoch(table, residual, starts, order):
+        fit_epoch(table, ring, befores, afters, scoring, phases, residual, starts, order, lr, decay)
+
+    def deltas(table, held):
+        return row_deltas(table, ring, befores[held], afters[held], scoring[held], phases[held])
+
+    return fit_pattern_table(rows, theta, table_shape(rings), epoch, deltas, epochs, held_out, seed)

@@ -24,6 +24,10 @@ last own turn is a phase of its own, valued by the exact score change; other val
 **Phases** (:data:`N_PHASES` = 3) by the seat's own turns after this one: 0 early (10 or more),
 1 middle (1-9), 2 its last turn.
 
+A model may carry a pattern table (:mod:`agents.learned.cascadia_patterns`): a turn's value is then
+``features @ theta[phase]`` plus the change of the seat's pattern value that its tile and token make
+(:meth:`LinearPolicy.values`); such a model plays in Python only (no compiled model playouts).
+
 :class:`LinearPolicy` picks a turn at the market phase and plays its tile and token actions at
 the next two decisions (the plan is kept for the turn, keyed by the state); an action of the
 plan that is not legal, or a decision without a plan, gets the greedy ``selfplay`` move.
@@ -58,6 +62,7 @@ from agents.greedy.cascadia import (
     turn_weights,
 )
 from agents.learned import cascadia_kernels as CK
+from agents.learned import cascadia_patterns as CP
 from agents.learned.cascadia_features import turn_features
 from agents.learned.cascadia_listing import list_turns
 from agents.learned.cascadia_playouts import CompiledModel, paired_model_playouts
@@ -182,9 +187,8 @@ def candidates(game: Game, state) -> tuple[np.ndarray, np.ndarray]:
     return np.arange(turns.shape[0], dtype=np.int64), feats
 
 
-def _best(feats: np.ndarray, row: np.ndarray) -> int:
+def _best(values: np.ndarray) -> int:
     """The first row whose value is within 1e-6 of the best (float32 rounding keeps exact ties)."""
-    values = feats.astype(np.float64) @ row
     return int(np.flatnonzero(values >= values.max() - 1e-6)[0])
 
 
@@ -197,11 +201,14 @@ def _turn_key(state) -> tuple[int, ...]:
 
 
 class LinearPolicy:
-    """Plays the candidate turn with the highest ``features @ theta[phase]`` (first best)."""
+    """Plays the candidate turn with the highest ``features @ theta[phase]`` (first best), plus with a
+    pattern ``table`` (:mod:`agents.learned.cascadia_patterns`) the change of the seat's pattern value
+    that the turn's tile and token make."""
 
     name = "learned"
 
-    def __init__(self, game: Game, theta: np.ndarray, preset: str = FALLBACK_PRESET, redraw: str = "model"):
+    def __init__(self, game: Game, theta: np.ndarray, preset: str = FALLBACK_PRESET, redraw: str = "model",
+                 table: np.ndarray | None = None):
         if game.name != "cascadia":
             raise ConfigError(f"learned (cascadia): wrong game {game.name!r}")
         if redraw not in REDRAW_CHOICES:
@@ -211,8 +218,14 @@ class LinearPolicy:
         if theta.shape != (N_PHASES, N_FEATURES):
             raise ConfigError(f"learned (cascadia): theta must be {N_PHASES} x {N_FEATURES}, "
                               f"got {theta.shape}")
+        if table is not None and table.shape[0] == 0:
+            table = None
+        if table is not None and table.shape != CP.table_shape():
+            raise ConfigError(f"learned (cascadia): a pattern table must be {CP.table_shape()}, "
+                              f"got {table.shape}")
         self.game = game
         self.theta = theta
+        self.table = None if table is None else np.ascontiguousarray(table, dtype=np.float64)
         self.fallback_weights = preset_weights(preset)
         self.redraw = redraw
         #: how often a planned action was not legal and greedy's move was played instead
@@ -224,13 +237,26 @@ class LinearPolicy:
         self._plan_key: tuple[int, ...] | None = None
 
     def turn_values(self, state, turns: np.ndarray) -> np.ndarray:
-        """The model's value ``features @ theta[phase]`` (float64[n]) of each of ``turns`` (int64[n, 3]:
-        market, tile and token action, -1 when none) at the market-phase ``state``."""
+        """The model's value (float64[n]) of each of ``turns`` (int64[n, 3]: market, tile and token
+        action, -1 when none) at the market-phase ``state``: :meth:`values` of their features."""
         if int(state.ctl[K.C_PHASE]) != K.PHASE_MARKET:
             raise ValueError("cascadia candidates are whole turns: valued at the market phase only")
+        turns = np.ascontiguousarray(turns, dtype=np.int64)
         feats = np.empty((turns.shape[0], N_FEATURES), np.float32)
-        turn_features(state.board_args(), np.ascontiguousarray(turns, dtype=np.int64), self.game.tb, feats)
-        return feats.astype(np.float64) @ self.theta[phase(self.game, state)]
+        turn_features(state.board_args(), turns, self.game.tb, feats)
+        return self.values(state, turns, feats)
+
+    def values(self, state, turns: np.ndarray, feats: np.ndarray) -> np.ndarray:
+        """``feats @ theta[phase]`` of the candidate ``turns`` of the market-phase ``state``, plus the
+        pattern table's change per turn when the model has one (float64[n])."""
+        values = feats.astype(np.float64) @ self.theta[phase(self.game, state)]
+        if self.table is not None and turns.shape[0]:
+            tb = self.game.tb
+            deltas = np.empty(turns.shape[0])
+            CP.turn_deltas(self.table, state.board_args(), np.ascontiguousarray(turns, dtype=np.int64),
+                           tb.kind_info, tb.nbr, CP.stage(int(own_turns_after(state.ctl))), deltas)
+            values += deltas
+        return values
 
     def playouts(self, src, det, work, cands: np.ndarray, futures: int, stream: np.ndarray, sums: np.ndarray,
                  column: int) -> None:
@@ -244,13 +270,16 @@ class LinearPolicy:
     def compiled(self, finish: np.ndarray | None = None) -> CompiledModel:
         """This model for compiled play (``finish``: the greedy weights that end a playout after its
         model turns; the fallback weights by default)."""
+        if self.table is not None:
+            raise ConfigError("learned (cascadia): a model with a pattern table plays in Python only "
+                              "(no learned playouts or model_turns labels with it)")
         fallback = self.fallback_weights
         return CompiledModel(self.theta, _LISTING, fallback, fallback if finish is None else finish)
 
     def start_turn(self, state, turns: np.ndarray, feats: np.ndarray) -> int:
         """Choose a turn among ``turns`` (with ``feats``) for the market-phase ``state``, keep its
         plan and return its row."""
-        k = _best(feats, self.theta[phase(self.game, state)])
+        k = _best(self.values(state, turns, feats))
         self.plan_turn(state, turns[k])
         return k
 
@@ -260,14 +289,13 @@ class LinearPolicy:
         self._plan = [int(a) for a in turn if a >= 0]
         self._plan_key = _turn_key(state)
 
-    def best_turn_value(self, state, feats: np.ndarray | None = None) -> float:
+    def best_turn_value(self, state, listed: tuple[np.ndarray, np.ndarray] | None = None) -> float:
         """The model's value of its best candidate turn at the market-phase ``state`` (-inf: none);
-        ``feats``: the state's candidate features when already listed."""
-        if feats is None:
-            feats = candidate_turns_and_features(self.game, state)[1]
+        ``listed``: the state's candidate turns and features when already listed."""
+        turns, feats = candidate_turns_and_features(self.game, state) if listed is None else listed
         if not feats.shape[0]:
             return -np.inf
-        return float((feats.astype(np.float64) @ self.theta[phase(self.game, state)]).max())
+        return float(self.values(state, turns, feats).max())
 
     def redraw_value(self, state) -> float:
         """The mean of :meth:`best_turn_value` over :data:`REDRAW_SAMPLES` free three-of-a-kind redraws
@@ -282,13 +310,14 @@ class LinearPolicy:
             total += self.best_turn_value(sample)
         return total / REDRAW_SAMPLES
 
-    def wants_redraw(self, state, legal_mask: np.ndarray, feats: np.ndarray | None = None) -> bool:
+    def wants_redraw(self, state, legal_mask: np.ndarray,
+                     listed: tuple[np.ndarray, np.ndarray] | None = None) -> bool:
         """Whether to take the free three-of-a-kind redraw now (``redraw``; False where not legal);
-        ``feats``: the state's candidate features when already listed."""
+        ``listed``: the state's candidate turns and features when already listed."""
         if self.redraw == "never" or not legal_mask[K.A_THREE]:
             return False
         self.redraws_offered += 1
-        take = self.redraw == "always" or self.redraw_value(state) > self.best_turn_value(state, feats)
+        take = self.redraw == "always" or self.redraw_value(state) > self.best_turn_value(state, listed)
         self.redraws_taken += int(take)
         return take
 
@@ -296,7 +325,7 @@ class LinearPolicy:
         if int(state.ctl[K.C_PHASE]) == K.PHASE_MARKET:
             turns, feats = candidate_turns_and_features(self.game, state)
             self._plan = []
-            if self.wants_redraw(state, legal_mask, feats):
+            if self.wants_redraw(state, legal_mask, (turns, feats)):
                 return K.A_THREE
             if turns.shape[0]:
                 self.start_turn(state, turns, feats)
@@ -326,14 +355,17 @@ def _metric(game: Game) -> int:
 
 
 def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int = 6, futures: int = 8,
-                preset: str = DEFAULT_PRESET, seed: int = 0, model_turns: int = 0) -> dict[str, np.ndarray]:
+                preset: str = DEFAULT_PRESET, seed: int = 0, model_turns: int = 0,
+                table: np.ndarray | None = None, patterns: bool = False) -> dict[str, np.ndarray]:
     """Play ``seeds`` with :class:`LinearPolicy` (``theta``) in every seat and label the top
     ``width`` turns (by ``theta``) of every turn start by ``futures`` paired playouts of greedy
     ``preset`` (future stream from ``(seed, game seed, decision index)``): the acting seat's mean
     final score (:func:`_metric`). With ``model_turns`` > 0 the first ``model_turns`` turns after
     the labelled one (the other seats' replies first) are played by ``theta`` itself, then greedy
-    finishes the game. Returns rows ``group``, ``phase``, ``features``, ``target`` and ``scores``
-    (float64[games, players], the played games' final scores by the same metric)."""
+    finishes the game. A pattern ``table`` plays (and ranks the labelled turns) beside ``theta``.
+    Returns rows ``group``, ``phase``, ``features``, ``target`` and ``scores`` (float64[games,
+    players], the played games' final scores by the same metric); ``patterns`` adds ``windows``, each
+    row's changed windows for a table's fit (:func:`agents.learned.cascadia_patterns.turn_records`)."""
     if width < 0 or (width > 0 and futures < 1):
         raise ConfigError("learned (cascadia): width must be >= 0 (0: only play) and futures >= 1")
     if model_turns < 0:
@@ -346,12 +378,13 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
     phases: list[np.ndarray] = []
     feats_out: list[np.ndarray] = []
     targets: list[np.ndarray] = []
+    windows: list[np.ndarray] = []
     scores = np.zeros((len(seeds), players))
     group = 0
     rng = np.random.default_rng(0)  # LinearPolicy does not use it
     for gi, game_seed in enumerate(seeds):
         state = g.new_game(int(game_seed))
-        policy = LinearPolicy(g, theta, preset)
+        policy = LinearPolicy(g, theta, preset, table=table)
         replies = policy.compiled(weights) if model_turns else None  # the model-turn playouts' record
         decision = 0
         while not g.is_over(state):
@@ -360,7 +393,7 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
                 first = policy.start_turn(state, turns, feats) if turns.shape[0] else -1
                 if turns.shape[0] and width > 0:
                     ph = phase(g, state)
-                    values = feats.astype(np.float64) @ policy.theta[ph]
+                    values = policy.values(state, turns, feats)
                     order = np.argsort(-values, kind="stable")
                     top = np.concatenate([[first], order[order != first]])[:width]
                     cands = np.ascontiguousarray(turns[top])
@@ -380,6 +413,10 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
                     phases.append(np.full(top.shape[0], ph, np.int64))
                     feats_out.append(feats[top])
                     targets.append((sums[:, p] / futures).astype(np.float32))
+                    if patterns:
+                        recs = np.empty((top.shape[0], 2, CP.MAX_WINDOWS, CP.N_ANIMALS), np.int16)
+                        CP.turn_records(src, cands, g.tb.kind_info, g.tb.nbr, recs)
+                        windows.append(recs)
                     group += 1
                 decision += 1
                 action = policy.planned_action(state, g.legal_mask(state))
@@ -387,13 +424,17 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
                 action = policy.act(state, g.legal_mask(state), rng)
             g.step(state, action)
         scores[gi] = g.score_table(state)[:, column]
-    return {
+    rows = {
         "group": np.concatenate(groups) if groups else np.zeros(0, np.int64),
         "phase": np.concatenate(phases) if phases else np.zeros(0, np.int64),
         "features": np.concatenate(feats_out) if feats_out else np.zeros((0, N_FEATURES), np.float32),
         "target": np.concatenate(targets) if targets else np.zeros(0, np.float32),
         "scores": scores,
     }
+    if patterns:
+        rows["windows"] = (np.concatenate(windows) if windows
+                           else np.zeros((0, 2, CP.MAX_WINDOWS, CP.N_ANIMALS), np.int16))
+    return rows
 
 
 def play_candidate(game: Game, state, candidate: int) -> None:

@@ -15,6 +15,7 @@ strength gains on the held-out decisions, ``theta0`` is kept (the report's ridge
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -162,3 +163,48 @@ def fit_returns(rows: dict[str, np.ndarray], theta0: np.ndarray, ridges: tuple[f
     report = FitReport(ridge=ridge, held_out_gain=float(gains.mean()) if gains.size else 0.0, held_out_se=se,
                        rows=int(group.size), decisions=int(np.unique(group).size))
     return theta, report
+
+
+@dataclass(frozen=True)
+class TableReport:
+    """What a pattern table's fit found: the epochs run and the best one, and the best's held-out gain
+    per decision over the linear model alone (mean target of the chosen candidate) with its standard error."""
+
+    epochs: int
+    best_epoch: int
+    held_out_gain: float
+    held_out_se: float
+
+
+def fit_pattern_table(rows: dict[str, np.ndarray], theta: np.ndarray, shape: tuple[int, ...],
+                      epoch: Callable[[np.ndarray, np.ndarray, np.ndarray, np.ndarray], object],
+                      deltas: Callable[[np.ndarray, np.ndarray], np.ndarray], epochs: int,
+                      held_out: float = 0.25, seed: int = 0) -> tuple[np.ndarray, TableReport]:
+    """The loop both games' pattern tables are fitted by: a table of ``shape`` fitted to the labelled
+    rows' targets minus the linear model ``theta``'s values (rows of a decision contiguous), by
+    ``epochs`` calls of ``epoch(table, residual, starts, order)`` (one shuffled pass over the training
+    decisions ``order``, rows ``starts[g]:starts[g + 1]``) over all but a held-out share of the
+    decisions. ``deltas(table, rows_index)`` is the table's value change of those rows. Keeps the epoch
+    whose table gains most on the held-out decisions over ``theta`` alone; a table with no rows when
+    none gains."""
+    group = rows["group"]
+    y = rows["target"].astype(np.float64)
+    phases = rows["phase"].astype(np.int64)
+    linear = np.einsum("ij,ij->i", rows["features"].astype(np.float64), theta[phases])
+    starts = np.r_[np.flatnonzero(np.r_[True, group[1:] != group[:-1]]), group.size].astype(np.int64)
+    decisions = starts.size - 1
+    rng = np.random.default_rng(seed)
+    shuffled = rng.permutation(decisions)
+    test = np.sort(shuffled[:max(1, int(held_out * decisions))])
+    train = shuffled[test.size:]
+    table = np.zeros(shape)
+    held = np.concatenate([np.arange(starts[g], starts[g + 1]) for g in test])  # the held-out rows
+    best = (0.0, 0.0, -1, np.zeros((0, *shape[1:])))
+    for e in range(epochs):
+        epoch(table, y - linear, starts, rng.permutation(train).astype(np.int64))
+        fitted = linear[held] + deltas(table, held)
+        gains = value_pick_gain(group[held], y[held], fitted, linear[held])
+        if gains.mean() > best[0]:
+            best = (float(gains.mean()), standard_error(gains), e, table.copy())
+    gain, se, kept_epoch, kept = best
+    return kept, TableReport(epochs=epochs, best_epoch=kept_epoch, held_out_gain=gain, held_out_se=se)

@@ -2,8 +2,8 @@
 
 ``model.json`` is plain JSON (never code): the format tag, the game and its options, the feature
 names the weights were fitted on, the weights ``theta`` (one row per phase), the greedy preset that
-ambush-like decisions follow, and what the training run reported. A Cartographers model may add a
-pattern table (:mod:`agents.learned.cartographers_patterns`) in ``patterns.npy`` beside it, named by
+ambush-like decisions follow, and what the training run reported. A Cartographers or Cascadia model
+may add a pattern table (:func:`agents.learned.pattern_module`) in ``patterns.npy`` beside it, named by
 ``model.json``'s ``"patterns": {"file": "patterns.npy", "rings": R}``. Loading checks every field and
 fails with one line naming the problem (a missing or corrupt file, another game, features that no
 longer match the code, a table of the wrong shape).
@@ -18,15 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.learned import cartographers_patterns as P
-from agents.learned import game_module
+from agents.learned import PATTERN_GAMES, game_module, pattern_module
 from envs.core.errors import ConfigError
 
 FORMAT = "meeplelab-linear-candidates/1"
 MODEL_FILE = "model.json"
 PATTERNS_FILE = "patterns.npy"
-#: the games whose models may carry a pattern table
-PATTERN_GAMES = ("cartographers",)
 #: a model file is a few kilobytes; anything far larger is not one
 MAX_BYTES = 1 << 20
 
@@ -34,7 +31,7 @@ MAX_BYTES = 1 << 20
 def save_model(folder: str | Path, game_name: str, game_options: dict[str, Any], theta: np.ndarray,
                preset: str, training: dict[str, Any], table: np.ndarray | None = None) -> Path:
     """Write ``folder/model.json`` atomically (a temporary file renamed over it), and a pattern
-    ``table`` with rows (Cartographers) as ``folder/patterns.npy`` (float32) first; returns the
+    ``table`` with rows (Cartographers, Cascadia) as ``folder/patterns.npy`` (float32) first; returns the
     model file's path."""
     module = game_module(game_name)
     folder = Path(folder)
@@ -110,13 +107,14 @@ def _load_table(file: Path, data: dict[str, Any]) -> np.ndarray | None:
     if data["game"] not in PATTERN_GAMES:
         raise ConfigError(f"learned model {str(file)!r}: pattern tables are for "
                           f"{', '.join(PATTERN_GAMES)} only")
+    patterns = pattern_module(data["game"])
     rings = spec.get("rings") if isinstance(spec, dict) else None
     if (not isinstance(spec, dict) or spec.get("file") != PATTERNS_FILE or not isinstance(rings, int)
-            or not 1 <= rings <= P.MAX_RINGS):
+            or not 1 <= rings <= patterns.MAX_RINGS):
         raise ConfigError(f"learned model {str(file)!r}: patterns must be {{\"file\": \"{PATTERNS_FILE}\", "
-                          f"\"rings\": 1-{P.MAX_RINGS}}}, got {spec!r}")
+                          f"\"rings\": 1-{patterns.MAX_RINGS}}}, got {spec!r}")
     path = file.parent / PATTERNS_FILE
-    shape = (P.N_TABLES, rings, P.N_PATTERNS)
+    shape = patterns.table_shape(rings)
     try:
         if path.stat().st_size > 4 * int(np.prod(shape)) + 4096:
             raise ValueError(f"{path.stat().st_size} bytes, more than a table of {shape}")

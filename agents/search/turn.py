@@ -251,6 +251,9 @@ class TurnSearch:
         self.learned_playouts = agent.rollout == "learned"
         methods = ("turn_values", "playouts") if self.learned_playouts else ("turn_values",)
         self.model = None if agent.model is None else linear_model(self.game, agent.model, *methods)
+        if self.learned_playouts and getattr(self.model, "table", None) is not None:
+            raise ConfigError(f"mcts: rollout=learned plays linear models without a pattern table; "
+                              f"model={agent.model!r} has one (it can still order the candidates)")
 
     @staticmethod
     def check_options(rollout: str, max_depth: int | None, determinize_every: int, simulations: int | None,

@@ -11,8 +11,8 @@ Each iteration:
    so a stopped run loses at most the chunks in flight.
 2. **Fit** the weights on every label so far (:func:`agents.learned.fit.fit_theta`, shrunk toward the
    start weights: the greedy preset's, or the ``run.start`` model's; they are kept when no fit beats
-   them on held-out decisions). With a ``patterns`` section (Cartographers) a pattern table is then
-   fitted to what those weights leave (:func:`agents.learned.cartographers_patterns.fit_table`), and
+   them on held-out decisions). With a ``patterns`` section (Cartographers, Cascadia) a pattern table
+   is then fitted to what those weights leave (``fit_table`` of :func:`agents.learned.pattern_module`), and
    the model plays with both from the next iteration on.
 3. **Checkpoint** ``checkpoints/iter_NNN/model.json``, written in a temporary folder and renamed, and
    **evaluate** it on the first ``eval_games`` dev seeds against the greedy preset, paired by seed
@@ -33,8 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.learned import game_module
-from agents.learned.cartographers_patterns import empty_table, fit_table
+from agents.learned import game_module, pattern_module
 from agents.learned.fit import fit_returns, fit_theta
 from agents.learned.model import MODEL_FILE, PATTERNS_FILE, load_model, save_model
 from envs.core.errors import ConfigError
@@ -47,9 +46,8 @@ from experiments.eval.suites import load_suite
 from experiments.train.distill_config import with_defaults
 
 STATE_FILE = "state.json"
-#: the label keys every fit reads, and the ones a pattern table's fit adds
+#: the label keys every fit reads (a pattern table's fit adds its module's ``ROW_KEYS``)
 ROW_KEYS = ("group", "phase", "features", "target")
-PATTERN_KEYS = ("befores", "afters", "scoring")
 
 
 def label_chunk(game_name: str, game_options: dict[str, Any], seeds: list[int], theta: np.ndarray,
@@ -58,7 +56,7 @@ def label_chunk(game_name: str, game_options: dict[str, Any], seeds: list[int], 
                 table: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """One chunk's labelled rows (runs in a Ray worker or in-process): paired-playout values of the
     top candidates, or (``targets="returns"``) the returns of the model's own exploring games.
-    A pattern ``table`` (an array, possibly with no rows: Cartographers with ``patterns``) plays
+    A pattern ``table`` (an array, possibly with no rows: a run with ``patterns``) plays
     beside ``theta`` and makes the rows record the maps a table is fitted to."""
     game = make_game(game_name, **game_options)
     module = game_module(game_name)
@@ -84,10 +82,17 @@ def _save_chunk(path: Path, rows: dict[str, np.ndarray]) -> None:
     os.replace(tmp, path)
 
 
-def _load_chunk(path: Path, patterns: bool) -> dict[str, np.ndarray] | None:
-    """A chunk's rows (with the maps when ``patterns``), or None when the file is torn or not a chunk
-    (it is labelled again)."""
-    keys = ROW_KEYS + ("scores",) + (PATTERN_KEYS if patterns else ())
+def label_keys(config: dict[str, Any]) -> tuple[str, ...]:
+    """The label keys the run's fits read: :data:`ROW_KEYS`, plus the pattern table's with ``patterns``."""
+    if config["patterns"] is None:
+        return ROW_KEYS
+    return ROW_KEYS + pattern_module(config["game"]).ROW_KEYS
+
+
+def _load_chunk(path: Path, keys: tuple[str, ...]) -> dict[str, np.ndarray] | None:
+    """A chunk's rows (``keys`` and ``scores``), or None when the file is torn or not a chunk (it is
+    labelled again)."""
+    keys = keys + ("scores",)
     try:
         with np.load(path, allow_pickle=False) as data:
             return {key: data[key] for key in keys}
@@ -100,7 +105,7 @@ def label_iteration(config: dict[str, Any], run_dir: Path, iteration: int, model
     """Every chunk of ``iteration`` (finished ones read back, the rest labelled now) by ``model``
     (weights and pattern table, :func:`labelling_model`)."""
     theta, table = model
-    patterns = config["patterns"] is not None
+    keys = label_keys(config)
     label, run = config["label"], config["run"]
     first = run["first_seed"] + iteration * label["games"]
     seeds = list(range(first, first + label["games"]))
@@ -109,7 +114,7 @@ def label_iteration(config: dict[str, Any], run_dir: Path, iteration: int, model
     todo = []
     for index in range(len(chunks)):
         path = _chunk_path(run_dir, iteration, index)
-        rows = _load_chunk(path, patterns) if path.exists() else None
+        rows = _load_chunk(path, keys) if path.exists() else None
         if rows is None:
             todo.append(index)
         else:
@@ -147,7 +152,7 @@ def _table_arg(config: dict[str, Any], table: np.ndarray | None) -> np.ndarray |
     no rows before the first fit)."""
     if config["patterns"] is None:
         return None
-    return empty_table() if table is None else table
+    return pattern_module(config["game"]).empty_table() if table is None else table
 
 
 def dev_scores(config: dict[str, Any], theta: np.ndarray, table: np.ndarray | None = None) -> np.ndarray:
@@ -242,8 +247,7 @@ def run_distill(config: dict[str, Any], run_dir: Path, resume: bool = False, add
         for iteration in range(state["iteration"] + 1, total):
             started = time.perf_counter()
             all_rows += label_iteration(config, run_dir, iteration, (theta, table), address, progress)
-            keys = ROW_KEYS + (PATTERN_KEYS if config["patterns"] is not None else ())
-            rows = {key: np.concatenate([r[key] for r in all_rows]) for key in keys}
+            rows = {key: np.concatenate([r[key] for r in all_rows]) for key in label_keys(config)}
             fit = fit_returns if config["label"]["targets"] == "returns" else fit_theta
             theta, report = fit(rows, start[0], seed=config["run"]["seed"])
             entry: dict[str, Any] = {"iteration": iteration, "rows": report.rows,
@@ -291,6 +295,7 @@ def fit_patterns(config: dict[str, Any], rows: dict[str, np.ndarray],
     """The ``patterns`` section's table fitted to ``rows`` beside ``theta`` (None when it gains nothing
     on held-out decisions) and what the fit reported."""
     options = config["patterns"]
+    fit_table = pattern_module(config["game"]).fit_table
     table, report = fit_table(rows, theta, rings=options["rings"], epochs=options["epochs"], lr=options["lr"],
                               decay=options["decay"], seed=config["run"]["seed"])
     return (table if table.shape[0] else None), {"best_epoch": report.best_epoch,

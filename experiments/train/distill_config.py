@@ -28,11 +28,12 @@ the greedy preset's weights: it plays the first iteration's labelled games, and 
 toward it (a fit that gains nothing on held-out decisions keeps it). The dev evaluation still
 compares against the greedy preset.
 
-``patterns: {rings: 3, epochs: 20, lr: 0.01, decay: 0.001}`` (Cartographers, playout labels) also fits
-a pattern table over the map's 2 x 2 windows on top of each iteration's linear weights
-(:mod:`agents.learned.cartographers_patterns`): the labels then record the maps before and after
-each candidate, the model plays (and labels) with both, and the checkpoints carry ``patterns.npy``.
-Leave it out (or ``null``) for a linear model alone.
+``patterns: {rings: 3, epochs: 20, lr: 0.01, decay: 0.001}`` (Cartographers and Cascadia, playout
+labels) also fits a pattern table on top of each iteration's linear weights: over the map's 2 x 2
+windows (:mod:`agents.learned.cartographers_patterns`; ``rings`` 1-5, default 3) or each hex's
+wildlife neighbourhood (:mod:`agents.learned.cascadia_patterns`; ``rings`` 1, the default). The
+labels then record what the table's fit reads of each candidate, the model plays (and labels) with
+both, and the checkpoints carry ``patterns.npy``. Leave it out (or ``null``) for a linear model alone.
 
 ``label.targets: returns`` makes it the afterstate learner (``train --algo afterstate``, configs in
 ``configs/afterstate/``): no playouts; the model plays its own games, exploring with probability
@@ -47,9 +48,8 @@ import inspect
 from pathlib import Path
 from typing import Any
 
-from agents.learned import GAMES, game_module
-from agents.learned.cartographers_patterns import MAX_RINGS
-from agents.learned.model import PATTERN_GAMES, load_model
+from agents.learned import GAMES, PATTERN_GAMES, game_module, pattern_module
+from agents.learned.model import load_model
 from envs.core.errors import ConfigError
 from envs.core.textfile import read_yaml
 
@@ -66,7 +66,8 @@ _LIMITS: dict[str, tuple[int, int]] = {
     "run.first_seed": (0, 1 << 40), "run.workers": (1, 4096), "run.eval_games": (1, 100_000),
 }
 #: the ``patterns`` section (a pattern table fitted beside the linear weights) when it is given
-PATTERN_DEFAULTS: dict[str, Any] = {"rings": 3, "epochs": 20, "lr": 0.01, "decay": 1e-3}
+#: (``rings`` None: the game's ``DEFAULT_RINGS``)
+PATTERN_DEFAULTS: dict[str, Any] = {"rings": None, "epochs": 20, "lr": 0.01, "decay": 1e-3}
 #: label.targets: paired-playout values of the top candidates (distill), or self-play returns
 TARGETS = ("playouts", "returns")
 #: the dev and test suites' seeds (configs/suites.yaml): labelling must stay clear of them
@@ -150,9 +151,15 @@ def check_patterns(given: Any, config: dict[str, Any], source: str) -> dict[str,
                           f"only, not {config['game']}")
     if config["label"]["targets"] != "playouts":
         raise ConfigError(f"{source}: patterns needs playout labels (label.targets: playouts)")
+    if config["label"]["model_turns"]:
+        raise ConfigError(f"{source}: patterns cannot be fitted with label.model_turns (the model's own "
+                          "turns in the labels' playouts are compiled without the table)")
     _reject_unknown_keys(source, "patterns", given, PATTERN_DEFAULTS)
+    module = pattern_module(config["game"])
     merged = {**PATTERN_DEFAULTS, **given}
-    for key, low, high in (("rings", 1, MAX_RINGS), ("epochs", 1, 100)):
+    if merged["rings"] is None:
+        merged["rings"] = module.DEFAULT_RINGS
+    for key, low, high in (("rings", 1, module.MAX_RINGS), ("epochs", 1, 100)):
         value = merged[key]
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
             raise ConfigError(f"{source}: patterns.{key} must be an integer in [{low}, {high}], "

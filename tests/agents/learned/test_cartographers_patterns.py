@@ -240,9 +240,9 @@ def _edit_spec(folder, spec) -> None:
     (folder / "model.json").write_text(json.dumps(data))
 
 
-def test_only_cartographers_models_take_a_table(tmp_path):
+def test_dorfromantik_models_take_no_table(tmp_path):
     from agents.learned import dorfromantik as D
 
-    with pytest.raises(ConfigError, match="cartographers only"):
+    with pytest.raises(ConfigError, match="cartographers, cascadia only"):
         save_model(tmp_path, "dorfromantik", {}, D.greedy_theta(), "selfplay", {},
                    np.zeros((P.N_TABLES, 1, 1)))

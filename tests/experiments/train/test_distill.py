@@ -60,7 +60,11 @@ def tiny_config(**sections) -> dict:
     ({"game_options": {"players": 2}, "run": {"start": str(MODELS / "cartographers_solo")}},
      "is a model of cartographers {'players': 1}, not of cartographers {'players': 2}"),
     ({"game": "dorfromantik", "game_options": {}, "patterns": {}},
-     "patterns .* cartographers only, not dorfromantik"),
+     "patterns .* cartographers, cascadia only, not dorfromantik"),
+    ({"game": "cascadia", "game_options": {"players": 1}, "patterns": {"rings": 2}},
+     r"patterns.rings must be an integer in \[1, 1\]"),
+    ({"game": "cascadia", "game_options": {"players": 4}, "label": {"model_turns": 2}, "patterns": {}},
+     "patterns cannot be fitted with label.model_turns"),
     ({"patterns": {"ring": 2}}, "unknown key.*patterns.ring"),
     ({"patterns": {"rings": 9}}, "patterns.rings must be an integer in"),
     ({"patterns": {"lr": 0}}, "patterns.lr must be a number in"),
@@ -123,7 +127,7 @@ def test_a_run_with_patterns_checkpoints_labels_and_plays_its_table(tmp_path, mo
         tables.append(np.random.default_rng(len(tables)).normal(size=(P.N_TABLES, 2, P.N_PATTERNS)))
         return tables[-1], P.TableReport(epochs=1, best_epoch=0, held_out_gain=0.5, held_out_se=0.1)
 
-    monkeypatch.setattr(distill, "fit_table", known_table)
+    monkeypatch.setattr(P, "fit_table", known_table)
     config = tiny_config(patterns={"rings": 2, "epochs": 1})
     state = run_distill(config, tmp_path, progress=False)
     assert state["iteration"] == 1 and state["evaluations"][0]["patterns"]["held_out_gain"] == 0.5
