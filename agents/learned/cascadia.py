@@ -358,7 +358,7 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
                 preset: str = DEFAULT_PRESET, seed: int = 0, model_turns: int = 0,
                 table: np.ndarray | None = None, patterns: bool = False) -> dict[str, np.ndarray]:
     """Play ``seeds`` with :class:`LinearPolicy` (``theta``) in every seat and label the top
-    ``width`` turns (by ``theta``) of every turn start by ``futures`` paired playouts of greedy
+    ``width`` turns (by the model) of every turn start by ``futures`` paired playouts of greedy
     ``preset`` (future stream from ``(seed, game seed, decision index)``): the acting seat's mean
     final score (:func:`_metric`). With ``model_turns`` > 0 the first ``model_turns`` turns after
     the labelled one (the other seats' replies first) are played by ``theta`` itself, then greedy

@@ -182,7 +182,7 @@ def test_a_model_folder_carries_its_table_and_the_agent_plays_it(tmp_path):
         load_model(tmp_path)
 
 
-@pytest.mark.parametrize("setting, players", [("solo", 1)])
+@pytest.mark.parametrize("setting, players", [("solo", 1), ("4p", 4)])
 def test_the_committed_pattern_models_load_with_their_tables_and_stay_small(setting, players):
     folder = Path(f"models/cascadia_{setting}_patterns")
     model = load_model(folder)
