@@ -9,7 +9,7 @@ all symmetric): one of :data:`N_PATTERNS` classes. A table (float64[:data:`N_TAB
 :data:`N_PATTERNS`]) holds one weight per (animal, stage, class); the stage is how many own turns
 the seat has after this one (1-3, 4-9, 10 or more: :func:`stage`). The board's pattern value is the
 sum over every window and animal, and a candidate turn's value is the linear model's plus the change
-of this value that its tile and token make (:func:`turn_delta`: only the windows around the two
+of this value that its tile and token make (:func:`turn_deltas`: only the windows around the two
 changed hexes). On the seat's last turn the table adds nothing: its change of score is exact.
 :func:`fit_table` fits a table to the residuals of the distillation's labels, as
 :func:`agents.learned.cartographers_patterns.fit_table` does for Cartographers maps.
@@ -164,7 +164,7 @@ def window_classes(board, move, nbr, wins, n, before, after) -> None:
 
 @njit(cache=True)
 def move_delta(table, board, move, st: int, nbr, mark, wins, before, after) -> float:
-    """The pattern value change of ``move`` on the coded area ``board`` at stage ``st`` (0 at -1)."""
+    """The pattern value change of ``move`` on the coded area ``board`` at stage ``st`` (0 at stage -1)."""
     if st < 0 or table.shape[0] == 0:
         return 0.0
     n = changed_windows(move, nbr, mark, wins)
