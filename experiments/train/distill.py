@@ -57,7 +57,7 @@ def label_chunk(game_name: str, game_options: dict[str, Any], seeds: list[int], 
     """One chunk's labelled rows (runs in a Ray worker or in-process): paired-playout values of the
     top candidates, or (``targets="returns"``) the returns of the model's own exploring games.
     A pattern ``table`` (an array, possibly with no rows: a run with ``patterns``) plays
-    beside ``theta`` and makes the rows record the maps a table is fitted to."""
+    beside ``theta`` and makes the rows record what a table is fitted to."""
     game = make_game(game_name, **game_options)
     module = game_module(game_name)
     if targets == "returns":
