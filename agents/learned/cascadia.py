@@ -390,10 +390,13 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
         while not g.is_over(state):
             if int(state.ctl[K.C_PHASE]) == K.PHASE_MARKET:
                 turns, feats = candidate_turns_and_features(g, state)
-                first = policy.start_turn(state, turns, feats) if turns.shape[0] else -1
+                first = -1
+                if turns.shape[0]:  # the model's turn (as start_turn), its values kept for the ranking
+                    values = policy.values(state, turns, feats)
+                    first = _best(values)
+                    policy.plan_turn(state, turns[first])
                 if turns.shape[0] and width > 0:
                     ph = phase(g, state)
-                    values = policy.values(state, turns, feats)
                     order = np.argsort(-values, kind="stable")
                     top = np.concatenate([[first], order[order != first]])[:width]
                     cands = np.ascontiguousarray(turns[top])
