@@ -7,7 +7,7 @@ export PYTHONUNBUFFERED := 1
 SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 # the strongest MCTS setting that keeps the demo near a minute (greedy prior and rollouts, paired futures)
 comma := ,
-DEMO_MODEL := models/cartographers_solo/model.json
+DEMO_MODEL := models/cartographers_solo_patterns/model.json
 DEMO_MCTS := mcts:simulations=8,prior=greedy,rollout=greedy,widening=1/0.4,paired=true
 
 .PHONY: setup demo test test-all test-install playthroughs bench lint clean clean-cache browser train-demo tensorboard
@@ -23,18 +23,19 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -c "import torch, sys; sys.exit('CUDA torch installed' if torch.version.cuda else 0)"
 	@touch $(STAMP)
 
-# the committed learned model (make train-demo) joins the demo when it is present
-DEMO_LEARNED := $(if $(wildcard $(DEMO_MODEL)),$(comma)learned:models/cartographers_solo$(comma)label=learned,)
+# the best committed learned model (a pattern model, as make train-demo fits) joins the demo when present
+DEMO_LEARNED := $(if $(wildcard $(DEMO_MODEL)),$(comma)learned:models/cartographers_solo_patterns$(comma)label=learned,)
 
 demo: setup
 	$(BIN)/meeplelab solo-eval --agents random,greedy,$(DEMO_MCTS)$(DEMO_LEARNED) --games 60 --seed 0 --out runs/demo --show-map
 
-# the learned candidate model of solo Cartographers fitted to search labels (about 12 minutes on 2
-# cores), then a paired evaluation on 200 seeds of the held-out test suite against the best greedy
-# preset; the model lands in runs/train-demo/model.json (learned:runs/train-demo)
+# the learned candidate model of solo Cartographers (linear weights and a pattern table) fitted to
+# search labels from greedy's weights (about 11 minutes on 2 cores), then a paired evaluation on 200
+# seeds of the held-out test suite against the best greedy preset; the model lands in
+# runs/train-demo/model.json (learned:runs/train-demo)
 train-demo: setup
 	rm -rf runs/train-demo
-	$(BIN)/meeplelab train cartographers --algo distill --config configs/distill/cartographers_solo.yaml \
+	$(BIN)/meeplelab train cartographers --algo distill --config configs/distill/cartographers_solo_demo.yaml \
 		--out runs/train-demo
 	$(BIN)/meeplelab solo-eval --agents random,greedy:preset=progress,learned:runs/train-demo,label=learned \
 		--seed 1000000 --games 200 --out runs/train-demo/eval-test

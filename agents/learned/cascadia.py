@@ -220,9 +220,10 @@ class LinearPolicy:
                               f"got {theta.shape}")
         if table is not None and table.shape[0] == 0:
             table = None
-        if table is not None and table.shape != CP.table_shape():
-            raise ConfigError(f"learned (cascadia): a pattern table must be {CP.table_shape()}, "
-                              f"got {table.shape}")
+        if table is not None and (table.ndim != 3 or not 1 <= table.shape[1] <= CP.MAX_RINGS
+                                  or table.shape != CP.table_shape(table.shape[1])):
+            raise ConfigError(f"learned (cascadia): a pattern table must be {CP.table_shape()} or "
+                              f"{CP.table_shape(CP.MAX_RINGS)}, got {table.shape}")
         self.game = game
         self.theta = theta
         self.table = None if table is None else np.ascontiguousarray(table, dtype=np.float64)
@@ -254,7 +255,7 @@ class LinearPolicy:
             tb = self.game.tb
             deltas = np.empty(turns.shape[0])
             CP.turn_deltas(self.table, state.board_args(), np.ascontiguousarray(turns, dtype=np.int64),
-                           tb.kind_info, tb.nbr, CP.stage(int(own_turns_after(state.ctl))), deltas)
+                           tb, CP.stage(int(own_turns_after(state.ctl))), deltas)
             values += deltas
         return values
 
@@ -417,8 +418,8 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
                     feats_out.append(feats[top])
                     targets.append((sums[:, p] / futures).astype(np.float32))
                     if patterns:
-                        recs = np.empty((top.shape[0], 2, CP.MAX_WINDOWS, CP.N_ANIMALS), np.int16)
-                        CP.turn_records(src, cands, g.tb.kind_info, g.tb.nbr, recs)
+                        recs = np.empty((top.shape[0], 2, CP.MAX_WINDOWS, CP.N_COLUMNS), np.int16)
+                        CP.turn_records(src, cands, g.tb, recs)
                         windows.append(recs)
                     group += 1
                 decision += 1
@@ -436,7 +437,7 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
     }
     if patterns:
         rows["windows"] = (np.concatenate(windows) if windows
-                           else np.zeros((0, 2, CP.MAX_WINDOWS, CP.N_ANIMALS), np.int16))
+                           else np.zeros((0, 2, CP.MAX_WINDOWS, CP.N_COLUMNS), np.int16))
     return rows
 
 

@@ -31,7 +31,8 @@ compares against the greedy preset.
 ``patterns: {rings: 3, epochs: 20, lr: 0.01, decay: 0.001}`` (Cartographers and Cascadia, playout
 labels) also fits a pattern table on top of each iteration's linear weights: over the map's 2 x 2
 windows (:mod:`agents.learned.cartographers_patterns`; ``rings`` 1-5, default 3) or each hex's
-wildlife neighbourhood (:mod:`agents.learned.cascadia_patterns`; ``rings`` 1, the default). The
+wildlife neighbourhood (:mod:`agents.learned.cascadia_patterns`; ``rings`` 1, the default, or 2: also
+its habitat edges). The
 labels then record what the table's fit reads of each candidate, the model plays (and labels) with
 both, and the checkpoints carry ``patterns.npy``. Leave it out (or ``null``) for a linear model alone.
 

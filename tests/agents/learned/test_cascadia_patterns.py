@@ -1,5 +1,6 @@
 """Cascadia pattern tables: the window classes are the hex's symmetries, a turn's value change equals a
-recount of the whole area after the engine plays the turn, the recorded rows give the same changes, a
+recount of the whole area after the engine plays the turn (wildlife windows, and habitat windows in a
+table's second layer), the recorded rows give the same changes, a
 model without a table plays as before, the fit finds a planted pattern value, and model folders carry
 the table."""
 
@@ -42,6 +43,17 @@ def _animal_code(generic: int, a: int) -> int:
     return 1 if ((generic - 5) >> a) & 1 else 2
 
 
+def _side_code(state, p: int, x: int, d: int, h: int) -> int:
+    """The module docstring's habitat code of hex ``x``'s side ``d`` for habitat ``h``."""
+    own = int(state.edges[p, x, d]) == h
+    y = NEIGHBORS[x][d]
+    if y < 0 or state.tiles[p, y] < 0:
+        return 1 if own else 0
+    if not own:
+        return 4
+    return 2 if int(state.edges[p, y, (d + 3) % 6]) == h else 3
+
+
 def _area_value(table, state, kind_info, p: int, st: int) -> float:
     """Seat ``p``'s pattern value at stage ``st``, window by window over every hex (plain Python)."""
     codes = [_cell_code(state, kind_info, p, c) for c in range(NUM_CELLS)]
@@ -52,6 +64,13 @@ def _area_value(table, state, kind_info, p: int, st: int) -> float:
             raw = _animal_code(codes[x], a) + sum(_animal_code(g, a) * 5 ** (d + 1)
                                                   for d, g in enumerate(ring))
             total += table[a * CP.N_STAGES + st, 0, CP.CLASS_OF[raw]]
+        if table.shape[1] < 2:
+            continue
+        for h in range(CP.N_HABITATS):
+            cls = 0
+            if state.tiles[p, x] >= 0:
+                cls = CP.HABITAT_CLASS_OF[sum(_side_code(state, p, x, d, h) * 5 ** d for d in range(6))]
+            total += table[h * CP.N_STAGES + st, 1, cls]
     return total
 
 
@@ -71,10 +90,27 @@ def test_window_classes_are_the_hex_symmetries():
     assert CP.N_PATTERNS == 5 * 1505 and CP.CLASS_OF.max() == CP.N_PATTERNS - 1
 
 
-@pytest.mark.parametrize("players", [1, 3])
-def test_turn_deltas_equal_a_whole_area_recount_after_the_engine_plays_the_turn(players):
+def test_habitat_window_classes_are_the_hex_symmetries():
+    rng = np.random.default_rng(1)
+    for raw in rng.integers(0, 5 ** 6, 300):
+        ring = [(int(raw) // 5 ** i) % 5 for i in range(6)]
+        for k in range(6):
+            for mirror in (False, True):
+                turned = [ring[(k - i) % 6] if mirror else ring[(i + k) % 6] for i in range(6)]
+                assert CP.HABITAT_CLASS_OF[sum(v * 5 ** i for i, v in enumerate(turned))] == \
+                    CP.HABITAT_CLASS_OF[raw]
+        one_changed = sum(v * 5 ** i for i, v in enumerate([(ring[0] + 1) % 5] + ring[1:]))
+        assert CP.HABITAT_CLASS_OF[one_changed] != CP.HABITAT_CLASS_OF[raw]  # another multiset of codes
+    assert CP.N_HABITAT_PATTERNS == 1505 and CP.HABITAT_CLASS_OF.max() == CP.N_HABITAT_PATTERNS - 1
+    assert CP.table_shape(2) == (CP.N_TABLES, 2, CP.N_PATTERNS)
+    with pytest.raises(ValueError, match="1-2"):
+        CP.table_shape(3)
+
+
+@pytest.mark.parametrize("players, rings", [(1, 1), (3, 1), (1, 2), (3, 2)])
+def test_turn_deltas_equal_a_whole_area_recount_after_the_engine_plays_the_turn(players, rings):
     game, starts = turn_starts(players, range(2), 0.1)
-    table = np.random.default_rng(players).normal(size=CP.table_shape())
+    table = np.random.default_rng(players).normal(size=CP.table_shape(rings))
     ki = game.tb.kind_info
     rng = np.random.default_rng(1)
     checked = 0
@@ -86,9 +122,9 @@ def test_turn_deltas_equal_a_whole_area_recount_after_the_engine_plays_the_turn(
         picks = rng.choice(turns.shape[0], min(4, turns.shape[0]), replace=False)
         deltas = np.empty(picks.size)
         chosen = np.ascontiguousarray(turns[picks])
-        CP.turn_deltas(table, state.board_args(), chosen, ki, game.tb.nbr, st, deltas)
-        recs = np.empty((picks.size, 2, CP.MAX_WINDOWS, CP.N_ANIMALS), np.int16)
-        CP.turn_records(state.board_args(), chosen, ki, game.tb.nbr, recs)
+        CP.turn_deltas(table, state.board_args(), chosen, game.tb, st, deltas)
+        recs = np.empty((picks.size, 2, CP.MAX_WINDOWS, CP.N_COLUMNS), np.int16)
+        CP.turn_records(state.board_args(), chosen, game.tb, recs)
         assert np.allclose(CP.row_deltas(table, recs, np.full(picks.size, st)), deltas)
         p = int(state.ctl[K.C_CUR])
         before = _area_value(table, state, ki, p, st)
@@ -138,26 +174,29 @@ def test_label_rows_record_the_windows_and_keep_the_plain_rows():
     for key in ("group", "phase", "features", "target", "scores"):
         assert np.array_equal(plain[key], rows[key])
     recs = rows["windows"]
-    assert recs.shape == (plain["group"].size, 2, CP.MAX_WINDOWS, CP.N_ANIMALS) and "windows" not in plain
+    assert recs.shape == (plain["group"].size, 2, CP.MAX_WINDOWS, CP.N_COLUMNS) and "windows" not in plain
     used = (recs[:, 0, :, 0] >= 0).sum(axis=1)
     assert used.min() >= 7 and used.max() <= CP.MAX_WINDOWS  # the tile's hex and its six neighbours at least
     assert np.array_equal(recs[:, 0] >= 0, recs[:, 1] >= 0)
 
 
-def test_fit_table_finds_a_planted_pattern_value():
+@pytest.mark.parametrize("rings", [1, 2])
+def test_fit_table_finds_a_planted_pattern_value(rings):
     """Targets = the linear model's values + a planted table's value change + noise: the fitted table
     picks better turns than the linear model on held-out decisions and correlates with the plant."""
     game = make_game("cascadia", players=1)
     theta = L.greedy_theta()
     rows = L.label_games(game, np.arange(40, 44), theta, 8, 1, table=CP.empty_table(), patterns=True)
     rng = np.random.default_rng(3)
-    planted = rng.normal(scale=2.0, size=CP.table_shape())
+    planted = rng.normal(scale=2.0, size=CP.table_shape(rings))
+    if rings == 2:
+        planted[:, 0] = 0.0  # only the habitat layer carries signal
     stages = CP.row_stages(rows["features"])
     linear = np.einsum("ij,ij->i", rows["features"].astype(np.float64), theta[rows["phase"]])
     signal = CP.row_deltas(planted, rows["windows"], stages)
     rows["target"] = (linear + signal + rng.normal(scale=0.5, size=linear.size)).astype(np.float32)
-    table, report = CP.fit_table(rows, theta, epochs=6, lr=0.3, decay=0.0)
-    assert table.shape == CP.table_shape() and report.held_out_gain > 0.5
+    table, report = CP.fit_table(rows, theta, rings, epochs=6, lr=0.3, decay=0.0)
+    assert table.shape == CP.table_shape(rings) and report.held_out_gain > 0.5
     fitted = CP.row_deltas(table, rows["windows"], stages)
     live = stages >= 0
     assert np.corrcoef(fitted[live], signal[live])[0, 1] > 0.3
@@ -180,6 +219,10 @@ def test_a_model_folder_carries_its_table_and_the_agent_plays_it(tmp_path):
     np.save(tmp_path / PATTERNS_FILE, np.zeros((3, 1, 5), np.float32))
     with pytest.raises(ConfigError, match=r"must be \(15, 1, 7525\)"):
         load_model(tmp_path)
+    layered = np.random.default_rng(5).normal(size=CP.table_shape(2))
+    save_model(tmp_path, "cascadia", {"players": 1}, theta, "selfplay", {"note": "test"}, layered)
+    assert json.loads((tmp_path / "model.json").read_text())["patterns"]["rings"] == 2
+    assert make_agent(f"learned:{tmp_path}", game).table.shape == CP.table_shape(2)
 
 
 @pytest.mark.parametrize("setting, players", [("solo", 1), ("4p", 4)])
