@@ -220,8 +220,8 @@ class LinearPolicy:
                               f"got {theta.shape}")
         if table is not None and table.shape[0] == 0:
             table = None
-        if table is not None and (table.ndim != 3 or not 1 <= table.shape[1] <= CP.MAX_RINGS
-                                  or table.shape != CP.table_shape(table.shape[1])):
+        layers = range(1, CP.MAX_RINGS + 1)
+        if table is not None and table.shape not in [CP.table_shape(r) for r in layers]:
             raise ConfigError(f"learned (cascadia): a pattern table must be {CP.table_shape()} or "
                               f"{CP.table_shape(CP.MAX_RINGS)}, got {table.shape}")
         self.game = game
@@ -277,10 +277,10 @@ class LinearPolicy:
         fallback = self.fallback_weights
         return CompiledModel(self.theta, _LISTING, fallback, fallback if finish is None else finish)
 
-    def start_turn(self, state, turns: np.ndarray, feats: np.ndarray) -> int:
-        """Choose a turn among ``turns`` (with ``feats``) for the market-phase ``state``, keep its
-        plan and return its row."""
-        k = _best(self.values(state, turns, feats))
+    def start_turn(self, state, turns: np.ndarray, values: np.ndarray) -> int:
+        """Choose the first best of ``turns`` by their ``values`` (:meth:`values`) for the market-phase
+        ``state``, keep its plan and return its row."""
+        k = _best(values)
         self.plan_turn(state, turns[k])
         return k
 
@@ -329,7 +329,7 @@ class LinearPolicy:
             if self.wants_redraw(state, legal_mask, (turns, feats)):
                 return K.A_THREE
             if turns.shape[0]:
-                self.start_turn(state, turns, feats)
+                self.start_turn(state, turns, self.values(state, turns, feats))
         return self.planned_action(state, legal_mask)
 
     def planned_action(self, state, legal_mask: np.ndarray) -> int:
@@ -392,10 +392,9 @@ def label_games(game: Game, seeds: Sequence[int], theta: np.ndarray, width: int 
             if int(state.ctl[K.C_PHASE]) == K.PHASE_MARKET:
                 turns, feats = candidate_turns_and_features(g, state)
                 first = -1
-                if turns.shape[0]:  # the model's turn (as start_turn), its values kept for the ranking
+                if turns.shape[0]:  # the values choose the turn and rank the labelled ones
                     values = policy.values(state, turns, feats)
-                    first = _best(values)
-                    policy.plan_turn(state, turns[first])
+                    first = policy.start_turn(state, turns, values)
                 if turns.shape[0] and width > 0:
                     ph = phase(g, state)
                     order = np.argsort(-values, kind="stable")

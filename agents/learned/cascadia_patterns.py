@@ -329,7 +329,7 @@ def _update(table, rec, st: int, error: float, lr: float, decay: float) -> None:
     layers = table.shape[1]
     step = lr / (2.0 * N_ANIMALS * layers * n + 1.0)
     for i in range(n):
-        for k in range(N_ANIMALS * layers):
+        for k in range(N_ANIMALS * layers):  # layer k // 5: five columns each (animals, then habitats)
             pa, pb = rec[1, i, k], rec[0, i, k]
             if pa == pb:
                 continue
