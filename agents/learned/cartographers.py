@@ -94,13 +94,18 @@ class LinearPolicy:
         return b.actions[:n].copy(), b.values[:n].copy()
 
     def playout(self, src: tuple, det: tuple, work: tuple, action: int, seed: int, stop_season: int,
-                out: np.ndarray) -> None:
+                out: np.ndarray, width: int | None = None) -> None:
         """The flat search's playout of ``action`` from the state arrays ``src`` on the future of
         ``seed``, played on by this policy (:func:`CK.linear_paired_playout`; ``det`` and ``work`` are
         scratch copies of ``src``): every seat's total into ``out``, cut when season ``stop_season``
-        begins (4: the whole game)."""
-        CK.linear_paired_playout(src, det, work, self.game.tb, self.model, self.greedy, int(action),
-                                 np.uint64(seed), int(stop_season), out)
+        begins (4: the whole game). With ``width`` the policy chooses among greedy's ``width`` best
+        candidates only (:func:`CK.reranked_candidate`)."""
+        if width is None:
+            CK.linear_paired_playout(src, det, work, self.game.tb, self.model, self.greedy, int(action),
+                                     np.uint64(seed), int(stop_season), out)
+        else:
+            CK.reranked_paired_playout(src, det, work, self.game.tb, self.model, self.greedy, int(width),
+                                       int(action), np.uint64(seed), int(stop_season), out)
 
 
 def label_games(game: Game, seeds: np.ndarray, theta: np.ndarray, width: int, futures: int,

@@ -294,6 +294,16 @@ def candidate_features(st, tb, buf: np.ndarray, actions: np.ndarray, feats: np.n
     (int64[>= MAX_CANDIDATES]) and ``feats`` (float32[>= MAX_CANDIDATES, N_FEATURES]); the same
     actions in the same order as :func:`agents.greedy.cartographers_kernels.score_candidates`.
     Returns the count (0 when the game is over or the decision is an ambush)."""
+    return described_candidates(st, tb, buf, actions, feats, np.ones(0, np.bool_))
+
+
+@njit(cache=True)
+def described_candidates(st, tb, buf: np.ndarray, actions: np.ndarray, feats: np.ndarray,
+                         wanted: np.ndarray) -> int:
+    """:func:`candidate_features` describing only the candidates ``i`` with ``wanted[i]`` (every one
+    when ``wanted`` is empty): the other rows of ``feats`` are left as they were. Describing a map
+    is most of a learned decision's cost, so a policy that values a few candidates skips the rest."""
+    every = wanted.shape[0] == 0
     meta, cards, pl_cells = st[6], tb[2], tb[5]
     if meta[M_PHASE] != PHASE_EXPLORE:
         return 0
@@ -332,7 +342,8 @@ def candidate_features(st, tb, buf: np.ndarray, actions: np.ndarray, feats: np.n
                 if not room:
                     gain = 0
                 actions[count] = _place_action(t, k, pl_cells[pid, 5], pl_cells[pid, 6])
-                describe_map(dec, seasons_left, gain, covered, ncells, time_left, ends, feats[count])
+                if every or wanted[count]:
+                    describe_map(dec, seasons_left, gain, covered, ncells, time_left, ends, feats[count])
                 for j in range(ncells):
                     drawn[pl_cells[pid, j]] = grid[pl_cells[pid, j]]
                 count += 1
@@ -346,7 +357,8 @@ def candidate_features(st, tb, buf: np.ndarray, actions: np.ndarray, feats: np.n
             gain = G.new_mountain_coins(drawn, mountains, done) if room else 0
             covered = 1 if ruins[cell] else 0
             actions[count] = FALLBACK_BASE + t * N_CELLS + cell
-            describe_map(dec, seasons_left, gain, covered, 1, time_left, ends, feats[count])
+            if every or wanted[count]:
+                describe_map(dec, seasons_left, gain, covered, 1, time_left, ends, feats[count])
             drawn[cell] = grid[cell]
             count += 1
     return count
@@ -361,10 +373,19 @@ def candidate_values(st, tb, model: Valuation, buf: np.ndarray, actions: np.ndar
     n = candidate_features(st, tb, buf, actions, feats)
     if n == 0:
         return 0
+    value_rows(st, tb, model, actions, feats, np.arange(n), values)
+    return n
+
+
+@njit(cache=True)
+def value_rows(st, tb, model: Valuation, actions: np.ndarray, feats: np.ndarray, rows: np.ndarray,
+               values: np.ndarray) -> None:
+    """``values[i]`` := ``feats[i] @ theta[season]`` plus the pattern table's change of ``actions[i]``,
+    for each candidate row ``i`` of ``rows`` (int64) of the exploring decision of ``st``."""
     meta = st[6]
     season = meta[M_SEASON]
     row = model.theta[season]
-    for i in range(n):
+    for i in rows:
         v = 0.0
         for j in range(row.shape[0]):
             v += feats[i, j] * row[j]
@@ -372,12 +393,11 @@ def candidate_values(st, tb, model: Valuation, buf: np.ndarray, actions: np.ndar
     if model.table.shape[0] > 0:
         scoring = np.empty(8, np.int8)
         P.decision_scoring(st[5], tb[3], season, scoring)
-        deltas = np.empty(n)
+        deltas = np.empty(rows.shape[0])
         P.candidate_deltas(model.table, model.ring, tb, st[0][meta[M_ACTOR]], meta[M_CARD], scoring, season,
-                           actions, n, deltas)
-        for i in range(n):
-            values[i] += deltas[i]
-    return n
+                           actions[rows], rows.shape[0], deltas)
+        for j in range(rows.shape[0]):
+            values[rows[j]] += deltas[j]
 
 
 @njit(cache=True)
@@ -395,6 +415,51 @@ def best_candidate(st, tb, model: Valuation, buf: np.ndarray, actions: np.ndarra
             best_value = values[i]
             best = i
     return actions[best]
+
+
+@njit(cache=True)
+def reranked_candidate(st, tb, model: Valuation, w: np.ndarray, width: int, buf: np.ndarray,
+                       actions: np.ndarray, feats: np.ndarray, values: np.ndarray, greedy_values: np.ndarray,
+                       ) -> int:
+    """The learned choice among the ``width`` candidates greedy ``w`` values best (ties: the listing
+    order): only those are described and valued (:func:`candidate_values`' value; first on ties), so
+    a decision costs about a greedy one plus ``width`` learned rows. An ambush is greedy's; -1 when
+    the game is over. With ``width`` >= the candidates it is :func:`best_candidate`'s action."""
+    n = G.score_candidates(st, tb, w, buf, actions, greedy_values)
+    if n == 0:
+        return -1
+    meta = st[6]
+    if meta[M_PHASE] != PHASE_EXPLORE:
+        return actions[np.argmax(greedy_values[:n])]
+    wanted = np.zeros(n, np.bool_)
+    if width >= n:
+        wanted[:] = True
+    else:
+        order = np.argsort(-greedy_values[:n], kind="mergesort")
+        for j in range(width):
+            wanted[order[j]] = True
+    described_candidates(st, tb, buf, actions, feats, wanted)
+    chosen = np.flatnonzero(wanted)
+    value_rows(st, tb, model, actions, feats, chosen, values)
+    best = chosen[0]
+    for i in chosen:
+        if values[i] > values[best]:
+            best = i
+    return actions[best]
+
+
+@njit(cache=True)
+def reranked_playout(st, tb, model: Valuation, w: np.ndarray, width: int, stop_season: int) -> None:
+    """:func:`linear_playout` with :func:`reranked_candidate`'s choices: the learned model picks among
+    greedy ``w``'s ``width`` best candidates (ambushes as greedy draws them)."""
+    buf = np.empty((4096, 2), np.int32)
+    actions = np.empty(G.MAX_CANDIDATES, np.int64)
+    feats = np.empty((G.MAX_CANDIDATES, N_FEATURES), np.float32)
+    values = np.empty(G.MAX_CANDIDATES, np.float64)
+    greedy_values = np.empty(G.MAX_CANDIDATES, np.float64)
+    meta = st[6]
+    while meta[M_PHASE] != PHASE_OVER and meta[M_SEASON] < stop_season:
+        step(st, tb, reranked_candidate(st, tb, model, w, width, buf, actions, feats, values, greedy_values))
 
 
 @njit(cache=True)
@@ -421,6 +486,16 @@ def linear_paired_playout(st, det, work, tb, model: Valuation, w: np.ndarray, ac
     same ``seed``, the same cut at ``stop_season`` and the same totals (``out``)."""
     begin_playout(st, det, work, tb, action, seed)
     linear_playout(work, tb, model, w, stop_season)
+    playout_totals(work, tb, out)
+
+
+@njit(cache=True)
+def reranked_paired_playout(st, det, work, tb, model: Valuation, w: np.ndarray, width: int, action: int,
+                            seed: np.uint64, stop_season: int, out: np.ndarray) -> None:
+    """:func:`linear_paired_playout` played on by :func:`reranked_playout` (the model choosing among
+    greedy ``w``'s ``width`` best candidates)."""
+    begin_playout(st, det, work, tb, action, seed)
+    reranked_playout(work, tb, model, w, width, stop_season)
     playout_totals(work, tb, out)
 
 

@@ -260,22 +260,25 @@ class LinearPolicy:
         return values
 
     def playouts(self, src, det, work, cands: np.ndarray, futures: int, stream: np.ndarray, sums: np.ndarray,
-                 column: int) -> None:
+                 column: int, width: int | None = None) -> None:
         """Add ``futures`` paired playouts of each candidate turn of ``cands`` (int64[n, 3]) to ``sums``
         (float64[n, seats]: each seat's final score in ``column``), the game after the turn played by
         this model in every seat (:func:`agents.learned.cascadia_playouts.paired_model_playouts`;
-        ``src``, ``det`` and ``work`` as for :func:`agents.search.turn.paired_playouts`)."""
+        ``src``, ``det`` and ``work`` as for :func:`agents.search.turn.paired_playouts`); with ``width``
+        the model values only the listing's ``width`` best planned turns at each turn."""
         paired_model_playouts(src, det, work, cands, cands.shape[0], futures, stream, self.game.tb,
-                              self.compiled(), sums, column, -1)
+                              self.compiled(width=width or 0), sums, column, -1)
 
-    def compiled(self, finish: np.ndarray | None = None) -> CompiledModel:
+    def compiled(self, finish: np.ndarray | None = None, width: int = 0) -> CompiledModel:
         """This model for compiled play (``finish``: the greedy weights that end a playout after its
-        model turns; the fallback weights by default)."""
+        model turns, the fallback weights by default; ``width`` > 0: it values only the listing's
+        ``width`` best planned turns)."""
         if self.table is not None:
             raise ConfigError("learned (cascadia): a model with a pattern table plays in Python only "
                               "(no learned playouts or model_turns labels with it)")
         fallback = self.fallback_weights
-        return CompiledModel(self.theta, _LISTING, fallback, fallback if finish is None else finish)
+        finish = fallback if finish is None else finish
+        return CompiledModel(self.theta, _LISTING, fallback, finish, int(width))
 
     def start_turn(self, state, turns: np.ndarray, values: np.ndarray) -> int:
         """Choose the first best of ``turns`` by their ``values`` (:meth:`values`) for the market-phase

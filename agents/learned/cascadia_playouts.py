@@ -30,12 +30,14 @@ class CompiledModel(NamedTuple):
     """What compiled play needs of a linear model (float64 arrays; numba compiles the record like a
     tuple): ``theta`` [phases, features], ``listing`` the listing presets' greedy weights [presets,
     weights], ``fallback`` the greedy weights of decisions without candidates, and ``finish`` the
-    greedy weights that end a playout after its model turns (:func:`paired_model_playouts`)."""
+    greedy weights that end a playout after its model turns (:func:`paired_model_playouts`); ``width``
+    > 0: the model values only the listing's ``width`` best planned turns (:func:`model_turn`)."""
 
     theta: np.ndarray
     listing: np.ndarray
     fallback: np.ndarray
     finish: np.ndarray
+    width: int = 0
 
 
 @njit(cache=True)
@@ -63,13 +65,18 @@ def phase_of(ctl) -> int:
 
 
 @njit(cache=True)
-def model_turn(b, tb, theta, listing):
+def model_turn(b, tb, theta, listing, width=0):
     """The turn (int64[3], -1 padded) the linear model ``theta`` (float64[phases, features]) plays at
-    the market decision of ``b``, or an empty array when there is no candidate turn."""
-    turns, _, _ = list_turns(b, tb, listing_weights(listing, b.ctl))
+    the market decision of ``b``, or an empty array when there is no candidate turn. ``width`` > 0:
+    only the ``width`` turns the listing plans best are described and valued (in listing order), so a
+    turn costs about the listing's plan plus ``width`` feature rows."""
+    turns, planned, _ = list_turns(b, tb, listing_weights(listing, b.ctl))
     n = turns.shape[0]
     if n == 0:
         return np.empty(0, np.int64)
+    if 0 < width < n:
+        turns = turns[np.sort(np.argsort(-planned, kind="mergesort")[:width])]
+        n = width
     feats = np.empty((n, CK.NUM_FEATURES), np.float32)
     turn_features(b, turns, tb, feats)
     row = theta[phase_of(b.ctl)]
@@ -96,7 +103,7 @@ def play_model(b, tb, model, turns=-1) -> None:
     while b.ctl[K.C_PHASE] != K.PHASE_OVER and (turns < 0 or played < turns):
         if b.ctl[K.C_PHASE] == K.PHASE_MARKET:
             played += 1
-            turn = model_turn(b, tb, theta, listing)
+            turn = model_turn(b, tb, theta, listing, model.width)
             if turn.shape[0]:
                 apply_turn(b, turn, nbr, kind_edges, kind_info)
                 continue

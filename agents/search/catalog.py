@@ -43,11 +43,12 @@ SEARCHES: dict[str, SearchName] = {s.name: s for s in (
                _BUDGET + ("c", "widening", "prior"), ("cartographers",)),
     SearchName("flat", "compiled flat search over paired futures with greedy playouts",
                {"engine": "compiled", "rollout": "greedy"},
-               _BUDGET + ("widening", "halving", "greedy", "horizon", "model"), ("cartographers",)),
+               _BUDGET + ("rollout", "widening", "halving", "greedy", "horizon", "model", "rollout_width"),
+               ("cartographers",)),
     SearchName("turn", "compiled whole-turn search over paired futures with greedy playouts",
                {"engine": "compiled", "rollout": "greedy"},
                _BUDGET + ("rollout", "widening", "halving", "greedy", "redraws", "free_redraw",
-                          "playout_redraw", "objective", "model", "rotations"),
+                          "playout_redraw", "objective", "model", "rotations", "rollout_width"),
                ("cascadia",)),
     SearchName("placement", "compiled placement search over paired futures, exact endgame",
                {"engine": "compiled"},
@@ -63,7 +64,7 @@ def search_name_of(game_name: str, options: dict[str, Any]) -> tuple[str, dict[s
     elif options.get("engine", "python") == "python":
         name = "uct"
     elif game_name == "cartographers":
-        name = "flat" if options.get("rollout") == "greedy" else "root"
+        name = "flat" if options.get("rollout") in ("greedy", "learned") else "root"
     else:
         name = {"cascadia": "turn", "dorfromantik": "placement"}.get(game_name, "uct")
     fixed = SEARCHES[name].fixed

@@ -31,6 +31,9 @@ compares the model's best candidates, and ties go to the model's choice. ``rollo
 ``model=``) has the model play the playouts after each candidate instead of greedy
 (:func:`agents.learned.cartographers_kernels.linear_paired_playout`: the same futures, cut and
 totals; a model decision costs about 5 greedy ones, so it buys fewer playouts per second).
+``rollout_width=N`` has the model value only the N candidates greedy values best at each playout
+decision (:func:`agents.learned.cartographers_kernels.reranked_candidate`): about a greedy decision's
+cost plus N learned rows.
 
 ``time_limit`` makes it anytime as in the Cascadia search: the first playout's duration caps the
 budget, only futures that every compared candidate finished count, and with none the greedy
@@ -142,6 +145,8 @@ class TurnSearch:
     HORIZON = True
     #: takes ``model=<folder>`` (a learned linear model: the candidate order)
     LEARNED_MODEL = True
+    #: takes ``rollout_width=N`` with ``rollout=learned``
+    ROLLOUT_WIDTH = True
 
     def __init__(self, agent):
         self.agent = agent
@@ -195,7 +200,8 @@ class TurnSearch:
         def play(k: int, future: int) -> np.ndarray:
             out = np.zeros(seats)
             if self.learned_playouts:
-                self.model.playout(src, det, work, int(cands[k]), future, stop_season, out)
+                self.model.playout(src, det, work, int(cands[k]), future, stop_season, out,
+                                   width=agent.rollout_width)
             else:
                 paired_playout(src, det, work, tb, w, int(cands[k]), np.uint64(future), stop_season, out)
             return out

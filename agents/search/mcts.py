@@ -78,6 +78,9 @@ instead of the best one only.
 ``horizon=H`` (the Cartographers flat search, 1-3): playouts stop when the season H after the
 decision's own begins, and the seasons left are valued on the map there, each as if it were scored
 today.
+``rollout_width=N`` (the Cartographers flat and Cascadia turn searches with ``rollout=learned``): at
+each playout decision the learned model values only the N candidates greedy values best (Cascadia: the
+N turns the listing plans best), so a learned playout costs little more than a greedy one.
 
 Cartographers solo settings, measured on paired seeds (evaluation points; greedy alone +18.8):
 ``mcts:simulations=24,prior=greedy,rollout=greedy,widening=1/0.4,paired=true`` (+9.5 over greedy,
@@ -164,7 +167,8 @@ class MCTSAgent:
                  noise: float | None = None, batch: int | None = None, exact_tiles: Any = None,
                  halving: bool = False, greedy: str = "default", horizon: Any = None,
                  redraws: bool = False, objective: str = "total", model: str | None = None,
-                 free_redraw: bool = False, playout_redraw: bool = False, rotations: Any = 1):
+                 free_redraw: bool = False, playout_redraw: bool = False, rotations: Any = 1,
+                 rollout_width: Any = None):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -244,6 +248,7 @@ class MCTSAgent:
             raise ConfigError(f"mcts: objective must be one of {', '.join(objectives)}, got {objective!r}")
         self.objective = str(objective)
         self.horizon = _parse_horizon(horizon, turn_search)
+        self.rollout_width = _parse_rollout_width(rollout_width, rollout, turn_search)
         if greedy != "default" and not getattr(turn_search, "GREEDY_PRESETS", False):
             raise ConfigError("mcts: greedy=<preset> (the greedy weights of candidate ranking and "
                               "playouts) is an option of the compiled searches: the cartographers flat "
@@ -580,6 +585,19 @@ def _parse_horizon(horizon: Any, turn_search: Any) -> int | None:
         raise ConfigError("mcts: horizon=<seasons> (playouts cut at a season's end) is an option of the "
                           "compiled cartographers flat search (engine=compiled,rollout=greedy)")
     return int(horizon)
+
+
+def _parse_rollout_width(width: Any, rollout: str, turn_search: Any) -> int | None:
+    """The ``rollout_width`` option: a learned playout values only greedy's N best candidates (None: all)."""
+    if width is None:
+        return None
+    if isinstance(width, bool) or not isinstance(width, int) or width < 1:
+        raise ConfigError(f"mcts: rollout_width must be a positive integer, got {width!r}")
+    if rollout != "learned" or not getattr(turn_search, "ROLLOUT_WIDTH", False):
+        raise ConfigError("mcts: rollout_width=<N> (learned playouts valuing greedy's N best candidates) is "
+                          "an option of the compiled cartographers flat and cascadia turn searches with "
+                          "rollout=learned")
+    return width
 
 
 def _parse_widening(widening: Any) -> tuple[float, float]:

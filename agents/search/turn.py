@@ -235,6 +235,7 @@ class TurnSearch:
     REDRAWS = True  # takes redraws=true (token redraws as candidate turns)
     GREEDY_PRESETS = True  # takes greedy=<preset> (agents.greedy.cascadia.PRESETS)
     OBJECTIVES = {"total": K.CAT_TOTAL, "base": K.CAT_BASE}  # objective=NAME: the score column maximised
+    ROLLOUT_WIDTH = True  # takes rollout_width=N with rollout=learned
     ROTATIONS = True  # takes rotations=N (each placement's N best rotations as candidate turns)
     LEARNED_MODEL = True  # takes model=<folder> (a learned linear model: the candidate order; with
     # rollout=learned also the playouts)
@@ -298,7 +299,8 @@ class TurnSearch:
         """One playout of the candidate turn ``cand`` (1 x 3) on the future seeded by ``future`` (left
         unchanged, so every candidate sees the same determinization), added to ``sums`` (1 x P)."""
         if self.learned_playouts:
-            self.model.playouts(src, det, work, cand, 1, future.copy(), sums, self.column)
+            self.model.playouts(src, det, work, cand, 1, future.copy(), sums, self.column,
+                                width=self.agent.rollout_width)
             return
         paired_playouts(src, det, work, cand, 1, 1, future.copy(), self.game.tb, self.weights, sums,
                         self.column)
