@@ -37,10 +37,11 @@ def resolve_model_path(path: str) -> Path:
     raise ConfigError(f"learned: no model at {path!r}")
 
 
-def make_learned(game: Game, path: str | None = None, redraw: str | None = None) -> Any:
+def make_learned(game: Game, path: str | None = None, redraw: str | None = None, width: Any = None) -> Any:
     """Registry factory of ``learned:<folder>``: the model's own agent, checked against ``game``.
     ``redraw`` (Cascadia linear models only): the free three-of-a-kind redraw, ``model`` (default),
-    ``never`` or ``always`` (:class:`agents.learned.cascadia.LinearPolicy`)."""
+    ``never`` or ``always`` (:class:`agents.learned.cascadia.LinearPolicy`). ``width`` (Cartographers
+    linear models only): choose among the ``width`` candidates greedy values best, valuing only those."""
     if not path:
         raise ConfigError("learned: give the model folder, e.g. learned:models/cartographers_solo")
     where = resolve_model_path(path)
@@ -48,6 +49,10 @@ def make_learned(game: Game, path: str | None = None, redraw: str | None = None)
         where = where / POLICY_FILE
     if redraw is not None and (game.name != "cascadia" or where.suffix == ".pt"):
         raise ConfigError("learned: redraw= is an option of Cascadia's linear models only")
+    if width is not None and (game.name != "cartographers" or where.suffix == ".pt"):
+        raise ConfigError("learned: width= is an option of Cartographers' linear models only")
+    if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 1):
+        raise ConfigError(f"learned: width must be a positive integer, got {width!r}")
     if where.suffix == ".pt":
         from agents.learned.ppo_agent import make_ppo  # torch is optional: only PPO models need it
 
@@ -57,6 +62,8 @@ def make_learned(game: Game, path: str | None = None, redraw: str | None = None)
         raise ConfigError(f"learned: {str(where)!r} is a {model['game']} model, not {game.name}")
     module = game_module(game.name)
     options: dict[str, Any] = {} if redraw is None else {"redraw": str(redraw)}
+    if width is not None:
+        options["width"] = width
     if model["table"] is not None:
         options["table"] = model["table"]
     return module.LinearPolicy(game, model["theta"], preset=model["preset"], **options)

@@ -48,6 +48,7 @@ class _Buffers:
         self.actions = np.empty(G.MAX_CANDIDATES, dtype=np.int64)
         self.feats = np.empty((G.MAX_CANDIDATES, N_FEATURES), dtype=np.float32)
         self.values = np.empty(G.MAX_CANDIDATES, dtype=np.float64)
+        self.greedy_values = np.empty(G.MAX_CANDIDATES, dtype=np.float64)
 
 
 _SHARED = _Buffers()
@@ -64,13 +65,16 @@ def candidates(game: Game, state: State) -> tuple[np.ndarray, np.ndarray]:
 class LinearPolicy:
     """Plays the candidate with the highest ``features @ theta[season]`` plus, with a pattern
     ``table`` (:mod:`agents.learned.cartographers_patterns`), the change of the map's pattern value
-    (first on ties); ambushes as greedy ``preset`` does."""
+    (first on ties); ambushes as greedy ``preset`` does. With ``width`` it chooses among the ``width``
+    candidates greedy ``preset`` values best and describes only those (:func:`CK.reranked_candidate`:
+    about greedy's cost per decision)."""
 
     name = "learned"
 
     def __init__(self, game: Game, theta: np.ndarray, preset: str = DEFAULT_PRESET,
-                 table: np.ndarray | None = None):
+                 table: np.ndarray | None = None, width: int | None = None):
         self.game = game
+        self.width = width
         self.model = CK.valuation(theta, table)
         self.theta = self.model.theta
         self.greedy = preset_weights(preset)
@@ -79,7 +83,11 @@ class LinearPolicy:
     def act(self, state: State, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
         b = self._b
         arrays = state.arrays()
-        action = CK.best_candidate(arrays, self.game.tb, self.model, b.buf, b.actions, b.feats, b.values)
+        if self.width is not None:
+            action = CK.reranked_candidate(arrays, self.game.tb, self.model, self.greedy, self.width, b.buf,
+                                           b.actions, b.feats, b.values, b.greedy_values)
+        else:
+            action = CK.best_candidate(arrays, self.game.tb, self.model, b.buf, b.actions, b.feats, b.values)
         if action < 0:
             action = G.greedy_action(arrays, self.game.tb, self.greedy, b.buf, b.actions, b.values)
         if not legal_mask[action]:

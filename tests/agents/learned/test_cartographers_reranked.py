@@ -111,3 +111,24 @@ def test_reranked_playouts_play_the_candidate_then_the_reranked_model(game):
     assert runs[0] == runs[1]
     assert all(game.legal_mask(st)[a] for st, (a, _) in zip(states, runs[0], strict=True))
     assert [m for _, m in runs[0]] != [m for _, m in runs[2]]
+
+
+def test_the_learned_agent_takes_a_width(game):
+    """``learned:<folder>,width=N`` plays the reranked choice at every exploring decision (greedy's at an
+    ambush), and only Cartographers' linear models take it."""
+    agent = make_agent(f"learned:{PATTERNS},width=8", game)
+    full = make_agent(f"learned:{PATTERNS}", game)
+    w = preset_weights("progress")
+    differs = 0
+    state, rng = game.new_game(11), np.random.default_rng(0)
+    while not game.is_over(state):
+        mask = game.legal_mask(state)
+        action = agent.act(state, mask, rng)
+        assert action == CK.reranked_candidate(state.arrays(), game.tb, agent.model, w, 8, *_buffers())
+        differs += action != full.act(state, mask, rng)
+        game.step(state, action)
+    assert 0 < differs
+    with pytest.raises(ConfigError, match="width= is an option of Cartographers' linear models only"):
+        make_agent("learned:models/cascadia_solo,width=8", make_game("cascadia", players=1))
+    with pytest.raises(ConfigError, match="width must be a positive integer"):
+        make_agent(f"learned:{PATTERNS},width=0", game)
