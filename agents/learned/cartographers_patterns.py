@@ -73,6 +73,12 @@ def empty_table() -> np.ndarray:
     return np.zeros((0, 1, N_PATTERNS), np.float64)
 
 
+def trim_rows(rows: dict[str, np.ndarray], rings: int) -> dict[str, np.ndarray]:
+    """``rows`` as a table with ``rings`` reads them: unchanged (a table of any window size reads the
+    whole coded maps)."""
+    return rows
+
+
 @njit(cache=True)
 def encode_map(grid: np.ndarray, ruins: np.ndarray, out: np.ndarray) -> None:
     """``out`` (int8[121]) := the cell codes of ``grid`` (an empty ruins cell reads 8)."""

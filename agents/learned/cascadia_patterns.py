@@ -100,6 +100,15 @@ def table_shape(rings: int = 1) -> tuple[int, int, int]:
     return N_TABLES, int(rings), N_PATTERNS
 
 
+def trim_rows(rows: dict[str, np.ndarray], rings: int) -> dict[str, np.ndarray]:
+    """``rows`` with only the window columns a table of ``rings`` layers reads (the labels record both
+    layers' classes; a one-layer table reads the five animal columns, so its run keeps half)."""
+    keep = N_ANIMALS * rings
+    if "windows" not in rows or rows["windows"].shape[-1] <= keep:
+        return rows
+    return {**rows, "windows": np.ascontiguousarray(rows["windows"][..., :keep])}
+
+
 def empty_table(rings: int = 1) -> np.ndarray:
     """The table of a model without patterns (no rows: every kernel then adds nothing)."""
     return np.zeros((0, table_shape(rings)[1], N_PATTERNS), np.float64)
@@ -381,6 +390,9 @@ def fit_table(rows: dict[str, np.ndarray], theta: np.ndarray, rings: int = 1, ep
     shape = table_shape(rings)
     stages = row_stages(rows["features"])
     recs = np.ascontiguousarray(rows["windows"], dtype=np.int16)
+    if recs.shape[-1] < N_ANIMALS * rings:
+        raise ValueError(f"cascadia patterns: {rings} layers read {N_ANIMALS * rings} window columns, the "
+                         f"rows hold {recs.shape[-1]}")
 
     def epoch(table, residual, starts, order):
         fit_epoch(table, recs, stages, residual, starts, order, lr, decay)

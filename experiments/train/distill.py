@@ -118,7 +118,7 @@ def label_iteration(config: dict[str, Any], run_dir: Path, iteration: int, model
         if rows is None:
             todo.append(index)
         else:
-            results[index] = rows
+            results[index] = _trimmed(config, rows)
     args = [(config["game"], config["game_options"], chunks[i], theta, label["width"], label["futures"],
              label["preset"], run["seed"] * 1_000_003 + chunks[i][0], label["targets"], label["explore"],
              label["model_turns"], label["horizon"], _table_arg(config, table)) for i in todo]
@@ -126,7 +126,7 @@ def label_iteration(config: dict[str, Any], run_dir: Path, iteration: int, model
 
     def done(index: int, rows: dict[str, np.ndarray]) -> None:
         # decision ids unique over the run: each chunk's count from its first seed on
-        results[index] = {**rows, "group": rows["group"] + chunks[index][0] * 100_000}
+        results[index] = _trimmed(config, {**rows, "group": rows["group"] + chunks[index][0] * 100_000})
         _save_chunk(_chunk_path(run_dir, iteration, index), results[index])
         if progress:
             finished = len(results)
@@ -145,6 +145,13 @@ def label_iteration(config: dict[str, Any], run_dir: Path, iteration: int, model
         for a, i in zip(args, todo, strict=True):
             done(i, label_chunk(*a))
     return [results[i] for i in range(len(chunks))]
+
+
+def _trimmed(config: dict[str, Any], rows: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """A chunk's rows with only what the run's pattern table reads (its module's ``trim_rows``)."""
+    if config["patterns"] is None:
+        return rows
+    return pattern_module(config["game"]).trim_rows(rows, config["patterns"]["rings"])
 
 
 def _table_arg(config: dict[str, Any], table: np.ndarray | None) -> np.ndarray | None:

@@ -243,3 +243,25 @@ def test_the_turn_search_orders_by_a_pattern_model_but_plays_no_learned_playouts
     assert agent._turn_search.model.table is not None
     state = game.new_game(2)
     assert game.legal_mask(state)[agent.act(state, game.legal_mask(state), np.random.default_rng(0))]
+
+
+def test_a_one_layer_run_keeps_only_the_animal_columns_and_fits_the_same_table():
+    """``trim_rows``: a one-layer table reads the five animal columns only, so its run keeps half the
+    windows' columns and fits the very same table; two layers keep both and refuse trimmed rows."""
+    game = make_game("cascadia", players=1)
+    theta = L.greedy_theta()
+    rows = L.label_games(game, np.arange(40, 42), theta, 8, 1, table=CP.empty_table(), patterns=True)
+    rng = np.random.default_rng(5)
+    planted = rng.normal(scale=2.0, size=CP.table_shape(1))
+    linear = np.einsum("ij,ij->i", rows["features"].astype(np.float64), theta[rows["phase"]])
+    signal = CP.row_deltas(planted, rows["windows"], CP.row_stages(rows["features"]))
+    rows["target"] = (linear + signal).astype(np.float32)
+    trimmed = CP.trim_rows(rows, 1)
+    assert trimmed["windows"].shape[-1] == CP.N_ANIMALS and rows["windows"].shape[-1] == CP.N_COLUMNS
+    assert np.array_equal(trimmed["windows"], rows["windows"][..., :CP.N_ANIMALS])
+    full, _ = CP.fit_table(rows, theta, 1, epochs=2, lr=0.3, decay=0.0)
+    half, _ = CP.fit_table(trimmed, theta, 1, epochs=2, lr=0.3, decay=0.0)
+    assert full.shape[0] > 0 and np.array_equal(full, half)
+    assert CP.trim_rows(rows, 2)["windows"] is rows["windows"]
+    with pytest.raises(ValueError, match="2 layers read 10 window columns, the rows hold 5"):
+        CP.fit_table(trimmed, theta, 2, epochs=1)

@@ -230,3 +230,19 @@ def test_a_run_started_from_a_model_labels_with_it_and_fits_toward_it(tmp_path, 
     chunk = dict(np.load(tmp_path / "labels" / "iter_000" / "chunk_0000.npz"))
     assert np.array_equal(chunk["features"], expected["features"])
     assert np.array_equal(chunk["target"], expected["target"])
+
+
+@pytest.mark.parametrize("rings", [1, 2])
+def test_a_cascadia_run_stores_the_window_columns_its_table_reads(tmp_path, rings):
+    """A one-layer Cascadia pattern run saves and fits five window columns per labelled window (the
+    animals), a two-layer run ten; a resumed run reads its chunks the same way."""
+    config = tiny_config(game="cascadia", game_options={"players": 1},
+                         label={"games": 1, "width": 2, "futures": 1}, run={"iterations": 1, "eval_games": 2},
+                         patterns={"rings": rings, "epochs": 1})
+    state = run_distill(config, tmp_path, progress=False)
+    assert state["iteration"] == 0
+    chunk = np.load(tmp_path / "labels" / "iter_000" / "chunk_0000.npz")
+    assert chunk["windows"].shape[-1] == 5 * rings
+    resumed = run_distill(config, tmp_path, resume=True, iterations=2, progress=False)
+    assert resumed["iteration"] == 1
+    assert np.load(tmp_path / "labels" / "iter_001" / "chunk_0000.npz")["windows"].shape[-1] == 5 * rings
