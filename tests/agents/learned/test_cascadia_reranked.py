@@ -45,11 +45,16 @@ def test_a_width_values_only_the_best_planned_turns():
 
 
 def test_the_turn_search_takes_a_rollout_width():
+    """Deterministic and legal, and its playouts are not the whole model's (other playout means)."""
     game, states = _turn_starts(1, (3,), every=7)
     with pytest.raises(ConfigError, match="rollout_width=<N>"):
         make_agent(SEARCH.replace("rollout=learned,model=models/cascadia_solo", "rollout=greedy")
                    + ",rollout_width=8", game)
-    runs = [[make_agent(spec, game).act(st, game.legal_mask(st), np.random.default_rng(2)) for st in states]
-            for spec in (SEARCH + ",rollout_width=4", SEARCH + ",rollout_width=4")]
+    runs = []
+    for spec in (SEARCH + ",rollout_width=4", SEARCH + ",rollout_width=4", SEARCH):
+        agents = [make_agent(spec, game) for _ in states]
+        runs.append([(a.act(st, game.legal_mask(st), np.random.default_rng(2)), a.last_stats["best_mean"])
+                     for a, st in zip(agents, states, strict=True)])
     assert runs[0] == runs[1]
-    assert all(game.legal_mask(st)[a] for st, a in zip(states, runs[0], strict=True))
+    assert all(game.legal_mask(st)[a] for st, (a, _) in zip(states, runs[0], strict=True))
+    assert [m for _, m in runs[0]] != [m for _, m in runs[2]]  # the narrower model plays other playouts
