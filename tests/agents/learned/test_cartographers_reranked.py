@@ -15,6 +15,7 @@ from agents.search.flat import unscored_seasons
 from envs.cartographers.kernels import M_SEASON, totals
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
+from tests.agents.learned.search_checks import check_rollout_width
 from tests.agents.learned.test_cartographers import _positions
 
 PATTERNS = "models/cartographers_solo_patterns"
@@ -102,15 +103,7 @@ def test_reranked_playouts_play_the_candidate_then_the_reranked_model(game):
         while not game.is_over(replay) and replay.season < stop:
             game.step(replay, int(CK.reranked_candidate(replay.arrays(), game.tb, model, w, 8, *_buffers())))
         assert out[0] == float(totals(replay.record)[0]) + unscored_seasons(replay.arrays(), game.tb, 0)
-    states = [_nth_position(game, seed, seed) for seed in (2, 5)]
-    runs = []
-    for spec in (SEARCH + ",rollout_width=8", SEARCH + ",rollout_width=8", SEARCH):
-        agents = [make_agent(spec, game) for _ in states]
-        runs.append([(a.act(st, game.legal_mask(st), np.random.default_rng(3)), a.last_stats["best_mean"])
-                     for a, st in zip(agents, states, strict=True)])
-    assert runs[0] == runs[1]
-    assert all(game.legal_mask(st)[a] for st, (a, _) in zip(states, runs[0], strict=True))
-    assert [m for _, m in runs[0]] != [m for _, m in runs[2]]
+    check_rollout_width(game, [_nth_position(game, seed, seed) for seed in (2, 5)], SEARCH, 8, seed=3)
 
 
 def test_the_learned_agent_takes_a_width(game):

@@ -14,6 +14,7 @@ from agents.learned.cascadia_listing import list_turns
 from agents.learned.cascadia_playouts import listing_weights, model_turn, phase_of
 from agents.learned.model import load_model
 from envs.core.errors import ConfigError
+from tests.agents.learned.search_checks import check_rollout_width
 from tests.agents.learned.test_cascadia import _turn_starts
 
 SEARCH = ("mcts:engine=compiled,rollout=learned,model=models/cascadia_solo,simulations=16,widening=2/0.5,"
@@ -50,11 +51,4 @@ def test_the_turn_search_takes_a_rollout_width():
     with pytest.raises(ConfigError, match="rollout_width=<N>"):
         make_agent(SEARCH.replace("rollout=learned,model=models/cascadia_solo", "rollout=greedy")
                    + ",rollout_width=8", game)
-    runs = []
-    for spec in (SEARCH + ",rollout_width=4", SEARCH + ",rollout_width=4", SEARCH):
-        agents = [make_agent(spec, game) for _ in states]
-        runs.append([(a.act(st, game.legal_mask(st), np.random.default_rng(2)), a.last_stats["best_mean"])
-                     for a, st in zip(agents, states, strict=True)])
-    assert runs[0] == runs[1]
-    assert all(game.legal_mask(st)[a] for st, (a, _) in zip(states, runs[0], strict=True))
-    assert [m for _, m in runs[0]] != [m for _, m in runs[2]]  # the narrower model plays other playouts
+    check_rollout_width(game, states, SEARCH, 4, seed=2)
