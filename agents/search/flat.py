@@ -35,6 +35,12 @@ totals; a model decision costs about 5 greedy ones, so it buys fewer playouts pe
 decision (:func:`agents.learned.cartographers_kernels.reranked_candidate`): about a greedy decision's
 cost plus N learned rows.
 
+``screen=S/C`` widens the opening decisions (those whose map has at most C drawn cells; C = 0: the game's
+first): the first half of the width keeps the order above, and every other candidate plays S paired futures,
+the best of them by mean filling the second half (:func:`screen_candidates`); these playouts come on top of
+the budget. On an empty map greedy's order ranks the best placements far down (on one first decision the
+best five were at ranks 172-297 of 568, each 1.1-1.8 points above the best of the first 40).
+
 ``time_limit`` makes it anytime as in the Cascadia search: the first playout's duration caps the
 budget, only futures that every compared candidate finished count, and with none the greedy
 choice is played.
@@ -56,10 +62,13 @@ from agents.search.cartographers_root import copy_state, determinize_into
 from agents.search.halving import run_halving, run_uniform
 from agents.search.learned_model import linear_model
 from envs.cartographers.kernels import (
+    FOREST,
     M_PHASE,
     M_SEASON,
+    MONSTER_T,
     PHASE_OVER,
     SCRATCH,
+    decision_map,
     monster_penalty,
     score_card_into,
     totals,
@@ -147,6 +156,8 @@ class TurnSearch:
     LEARNED_MODEL = True
     #: takes ``rollout_width=N`` with ``rollout=learned``
     ROLLOUT_WIDTH = True
+    #: takes ``screen=S/C`` (every candidate screened at the opening decisions)
+    SCREEN = True
 
     def __init__(self, agent):
         self.agent = agent
@@ -219,8 +230,12 @@ class TurnSearch:
         k_widen, alpha = agent.widening
         width = cands.size if k_widen <= 0 else min(cands.size, math.ceil(k_widen * budget ** alpha))
         width = max(width, 1)
+        screened = 0
+        if agent.screen is not None and width < cands.size and drawn_cells(src) <= agent.screen[1]:
+            cands, screened = screen_candidates(cands, width, agent.screen[0], player, stream, play)
         schedule = run_halving if agent.halving else run_uniform
         best, sums, counts, sims = schedule(width, budget, seats, player, stream, play, deadline)
+        sims += screened
         means = sums[:, player] / np.maximum(counts, 1)
         record_search(agent, cands[:width], counts, means, best, sims, start)
         return int(cands[best])
@@ -232,6 +247,36 @@ class TurnSearch:
         record_search(self.agent, cands, np.ones(cands.size, dtype=np.int64), values, best, 0, start,
                       exact=True)
         return int(cands[best])
+
+
+@njit(cache=True)
+def drawn_cells(st) -> int:
+    """Cells drawn on the current decision's map (terrain shapes and monsters; not mountains, ruins or
+    wastelands): 0 at the game's first decision."""
+    grid = st[0][decision_map(st[6])]
+    count = 0
+    for cell in range(grid.shape[0]):
+        if FOREST <= grid[cell] <= MONSTER_T:
+            count += 1
+    return count
+
+
+def screen_candidates(cands: np.ndarray, width: int, futures: int, player: int, stream: np.ndarray,
+                      play) -> tuple[np.ndarray, int]:
+    """The ``screen`` option: the first ``width // 2`` candidates (the prior's best) and the
+    ``width - width // 2`` best of all the others by their mean over ``futures`` paired futures (drawn from
+    ``stream``; ties keep the prior's order). Returns those candidates, then the rest, and the playouts
+    run."""
+    keep = width // 2
+    sums = np.zeros(cands.size)
+    for _ in range(futures):
+        seed = int(next_u64(stream))
+        for k in range(keep, cands.size):
+            sums[k] += play(k, seed)[player]
+    order = np.argsort(-sums[keep:], kind="stable")
+    chosen = keep + order[:width - keep]
+    rest = keep + order[width - keep:]
+    return np.concatenate([cands[:keep], cands[chosen], cands[rest]]), futures * (cands.size - keep)
 
 
 def learned_order(state, model, actions: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from agents.base import make_agent
+from agents.search.flat import drawn_cells, screen_candidates
 from envs.core.errors import ConfigError
 from envs.core.registry import make_game
 
@@ -299,3 +300,55 @@ def test_learned_playouts_play_the_candidate_then_the_model(game, horizon):
 def test_learned_playouts_need_a_model(game):
     with pytest.raises(ConfigError, match="rollout=learned plays the playouts with a learned model"):
         make_agent("mcts:engine=compiled,rollout=learned,simulations=8", game)
+
+
+def test_screen_candidates_keeps_the_first_half_and_the_best_screened_rest():
+    cands = np.arange(100, 110)
+    value = np.array([0.0, 0, 5, 1, 9, 2, 9, 3, 0, 7])  # candidate k's value on every future
+    calls = []
+
+    def play(k, seed):
+        calls.append((k, seed))
+        return np.array([value[k]])
+
+    stream = np.array([11], dtype=np.uint64)
+    chosen, played = screen_candidates(cands, 5, 3, 0, stream, play)
+    # keep = 2; the other 3 of the width: 4 and 6 (9, listing order on the tie), then 9 (7); the rest after
+    assert chosen.tolist() == [100, 101, 104, 106, 109, 102, 107, 105, 103, 108]
+    assert played == len(calls) == 3 * 8
+    assert {k for k, _ in calls} == set(range(2, 10))
+    assert len({s for _, s in calls}) == 3  # paired: every screened candidate sees the same 3 futures
+
+
+def test_screen_widens_only_the_opening_decisions(game):
+    screened = FLAT + ",halving=true,screen=2/0"
+    first = game.new_game(3)
+    runs = []
+    for spec in (screened, screened, FLAT + ",halving=true"):
+        agent = make_agent(spec, game)
+        action = agent.act(first.copy(), game.legal_mask(first), np.random.default_rng(5))
+        runs.append((action, sorted(agent.last_stats["visits"]), agent.last_stats["simulations"]))
+    assert runs[0] == runs[1]  # deterministic
+    assert game.legal_mask(first)[runs[0][0]]
+    width = len(runs[2][1])
+    cands, _ = make_agent(FLAT, game)._turn_search.candidates(first, game.legal_mask(first))
+    assert len(runs[0][1]) == width
+    assert set(runs[0][1]) != set(cands[:width].tolist())  # the screen chose others
+    assert set(cands[:width // 2].tolist()) <= set(runs[0][1])  # the prior's first half stays
+    assert runs[0][2] == runs[2][2] + 2 * (cands.size - width // 2)  # screen playouts on top of the budget
+    later = _midgame(game, 3, steps=2)
+    assert drawn_cells(later.arrays()) > 0
+    plain, wide = (make_agent(spec, game) for spec in (FLAT + ",halving=true", screened))
+    assert (plain.act(later.copy(), game.legal_mask(later), np.random.default_rng(5))
+            == wide.act(later.copy(), game.legal_mask(later), np.random.default_rng(5)))
+    timing = ("seconds", "sims_per_s")
+    assert ({k: v for k, v in plain.last_stats.items() if k not in timing}
+            == {k: v for k, v in wide.last_stats.items() if k not in timing})  # plain past the opening
+
+
+def test_screen_option_errors(game):
+    for bad in ("0", "x", "2/1/3", "-1", "2/-1"):
+        with pytest.raises(ConfigError, match="screen must be S or S/C"):
+            make_agent(FLAT + f",screen={bad}", game)
+    with pytest.raises(ConfigError, match="screen=S/C.*cartographers flat"):
+        make_agent("mcts:engine=compiled,simulations=50,screen=2", game)
