@@ -254,6 +254,9 @@ class MCTSAgent:
         self.horizon = _parse_horizon(horizon, turn_search)
         self.rollout_width = _parse_rollout_width(rollout_width, rollout, turn_search)
         self.screen = _parse_screen(screen, turn_search)
+        if self.screen is not None and time_limit is not None:
+            raise ConfigError("mcts: screen=S/C plays a fixed number of screening playouts before the "
+                              "search; give it with simulations, not time_limit")
         if greedy != "default" and not getattr(turn_search, "GREEDY_PRESETS", False):
             raise ConfigError("mcts: greedy=<preset> (the greedy weights of candidate ranking and "
                               "playouts) is an option of the compiled searches: the cartographers flat "

@@ -352,3 +352,5 @@ def test_screen_option_errors(game):
             make_agent(FLAT + f",screen={bad}", game)
     with pytest.raises(ConfigError, match="screen=S/C.*cartographers flat"):
         make_agent("mcts:engine=compiled,simulations=50,screen=2", game)
+    with pytest.raises(ConfigError, match="screen=S/C plays a fixed number.*not time_limit"):
+        make_agent(FLAT + ",time_limit=0.5,screen=2", game)
