@@ -83,19 +83,22 @@ from envs.cartographers.kernels import (
 from envs.core.rng import next_u64
 
 (W_FUTURE, W_COIN, W_MONSTER, W_HOLE, W_RUIN, W_HOLE_SIZE, W_DECAY,
- W_LINES, W_BARONY, W_CLUSTERS, W_STONESIDE) = range(11)
-N_WEIGHTS = 11
+ W_LINES, W_BARONY, W_CLUSTERS, W_STONESIDE, W_CONTACT) = range(12)
+N_WEIGHTS = 12
 WEIGHT_NAMES = ("future", "coin", "monster", "hole", "ruin", "hole_size", "decay", "lines", "barony",
-                "clusters", "stoneside")
-DEFAULT_WEIGHTS = np.array([0.5, 1.0, 1.0, 0.5, 0.5, 2.0, 1.0, 0.0, 0.0, 0.0, 0.0], dtype=np.float64)
+                "clusters", "stoneside", "contact")
+DEFAULT_WEIGHTS = np.array([0.5, 1.0, 1.0, 0.5, 0.5, 2.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0], dtype=np.float64)
 #: the defaults plus progress toward the cards that score only once a shape is complete (lines,
 #: squares, village clusters, forest links), then ``future`` and ``monster`` retuned with them
 #: (tuned on paired compiled solo games of seeds 0-1999, checked on seeds 2000-3999)
 PROGRESS_WEIGHTS = DEFAULT_WEIGHTS.copy()
 PROGRESS_WEIGHTS[[W_LINES, W_BARONY, W_CLUSTERS, W_STONESIDE]] = (0.6, 0.5, 0.5, 1.0)
 PROGRESS_WEIGHTS[[W_FUTURE, W_MONSTER]] = (0.8, 0.7)
+#: the progress weights without the small-hole term, whose flood is about a quarter of a decision's time
+QUICK_WEIGHTS = PROGRESS_WEIGHTS.copy()
+QUICK_WEIGHTS[W_HOLE] = 0.0
 #: named weight sets (``greedy:preset=progress``; options override single weights on top)
-PRESETS = {"default": DEFAULT_WEIGHTS, "progress": PROGRESS_WEIGHTS}
+PRESETS = {"default": DEFAULT_WEIGHTS, "progress": PROGRESS_WEIGHTS, "quick": QUICK_WEIGHTS}
 
 #: most candidates one decision can have: 2 options x 8 orientations x 121 anchors x 5 terrains,
 #: or 121 fallback cells x 5 terrains
@@ -525,11 +528,50 @@ def fast_value(dec: Decision, terrain: int, cells: np.ndarray, ncells: int, coin
     return value
 
 
+@hot_jit
+def placement_contacts(grid: np.ndarray, cells: np.ndarray, ncells: int) -> int:
+    """Sides of the placement ``cells[:ncells]`` that touch a filled cell of ``grid`` or the map's edge
+    (a side shared by two of its cells does not count: both are empty on ``grid``)."""
+    contacts = 0
+    for j in range(ncells):
+        for k in range(4):
+            nb = _neighbor(cells[j], k)
+            if nb < 0 or grid[nb] != EMPTY:
+                contacts += 1
+    return contacts
+
+
+@hot_jit
+def keep_contact_placements(grid: np.ndarray, pl_cells: np.ndarray, buf: np.ndarray, n: int,
+                            least: int) -> int:
+    """The ``contact`` weight: keep in ``buf[:n]`` (in order) only the placements with at least
+    ``least`` contacts (:func:`placement_contacts`), or when none has that many, those with the most;
+    returns how many are kept."""
+    kept = 0
+    most = 0
+    for i in range(n):
+        c = placement_contacts(grid, pl_cells[buf[i, 1]], pl_cells[buf[i, 1], 7])
+        most = max(most, c)
+        if c >= least:
+            buf[kept, 0] = buf[i, 0]
+            buf[kept, 1] = buf[i, 1]
+            kept += 1
+    if kept > 0:
+        return kept
+    for i in range(n):
+        if placement_contacts(grid, pl_cells[buf[i, 1]], pl_cells[buf[i, 1], 7]) == most:
+            buf[kept, 0] = buf[i, 0]
+            buf[kept, 1] = buf[i, 1]
+            kept += 1
+    return kept
+
+
 @njit(cache=True)
 def score_candidates(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray,
                      values: np.ndarray) -> int:
-    """Write every legal action of the current decision and its greedy value into ``actions`` /
-    ``values`` (length >= MAX_CANDIDATES); ``buf`` is int32[>= 2000, 2] scratch. Returns the count."""
+    """Write every legal action of the current decision (with a ``contact`` weight: the placements it
+    keeps, :func:`keep_contact_placements`) and its greedy value into ``actions`` / ``values`` (length >=
+    MAX_CANDIDATES); ``buf`` is int32[>= 2000, 2] scratch. Returns the count."""
     return score_all(st, tb, w, buf, actions, values, True)
 
 
@@ -559,6 +601,8 @@ def score_all(st, tb, w: np.ndarray, buf: np.ndarray, actions: np.ndarray, value
     work = np.empty(SCRATCH, np.int32)
     require = meta[M_PHASE] == PHASE_EXPLORE and ruins_required
     n = enumerate_legal(grid, ruins, cards, tb[4], tb[6], card, require, buf, False)
+    if w[W_CONTACT] > 0.0 and not ambush:
+        n = keep_contact_placements(grid, pl_cells, buf, n, int(w[W_CONTACT]))
     base_terms = np.zeros(4)
     shape_cards = np.empty(4)  # per shape position: the edicts that read only filled cells
     holes = np.empty(SCRATCH, np.int32)  # the decision map's empty regions (fast path)

@@ -44,7 +44,7 @@ SEARCHES: dict[str, SearchName] = {s.name: s for s in (
     SearchName("flat", "compiled flat search over paired futures with greedy playouts",
                {"engine": "compiled", "rollout": "greedy"},
                _BUDGET + ("rollout", "widening", "halving", "greedy", "horizon", "model", "rollout_width",
-                          "screen"),
+                          "screen", "model_weight"),
                ("cartographers",)),
     SearchName("turn", "compiled whole-turn search over paired futures with greedy playouts",
                {"engine": "compiled", "rollout": "greedy"},

@@ -41,6 +41,9 @@ the best of them by mean filling the second half (:func:`screen_candidates`); th
 the budget. On an empty map greedy's order ranks the best placements far down (on one first decision the
 best five were at ranks 172-297 of 568, each 1.1-1.8 points above the best of the first 40).
 
+``model_weight=λ`` (with ``model=`` and ``halving=true``) ranks the candidates by their playout mean plus
+λ x (the model's value - the model's value of its first choice) wherever sequential halving ranks them.
+
 ``time_limit`` makes it anytime as in the Cascadia search: the first playout's duration caps the
 budget, only futures that every compared candidate finished count, and with none the greedy
 choice is played.
@@ -158,6 +161,8 @@ class TurnSearch:
     ROLLOUT_WIDTH = True
     #: takes ``screen=S/C`` (every candidate screened at the opening decisions)
     SCREEN = True
+    #: takes ``model_weight=λ`` (the model's candidate values added to the playout means)
+    MODEL_WEIGHT = True
 
     def __init__(self, agent):
         self.agent = agent
@@ -178,7 +183,8 @@ class TurnSearch:
                               "over paired futures: it takes no max_depth or determinize_every")
 
     def candidates(self, state, legal_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Legal actions best first by the greedy evaluation (ties: listing order), and their values."""
+        """Legal actions best first by the greedy evaluation (ties: listing order), and their values
+        (with ``model=``: in the model's order, with the model's values; NaN where it values none)."""
         n = G.score_candidates(state.arrays(), self.game.tb, self.weights, self._buf, self._actions,
                                self._values)
         actions, values = self._actions[:n], self._values[:n]
@@ -195,7 +201,7 @@ class TurnSearch:
         legal = np.flatnonzero(legal_mask)
         if legal.size == 1:
             return forced_choice(agent, int(legal[0]))
-        cands, _ = self.candidates(state, legal_mask)
+        cands, learned = self.candidates(state, legal_mask)
         if cands.size == 0:  # the evaluation lists every legal decision; this guards a mismatch
             raise RuntimeError("cartographers flat search: no legal candidate")
         seats = game.num_players()
@@ -233,8 +239,14 @@ class TurnSearch:
         screened = 0
         if agent.screen is not None and width < cands.size and drawn_cells(src) <= agent.screen[1]:
             cands, screened = screen_candidates(cands, width, agent.screen[0], player, stream, play)
-        schedule = run_halving if agent.halving else run_uniform
-        best, sums, counts, sims = schedule(width, budget, seats, player, stream, play, deadline)
+        bonus = None
+        if agent.model_weight > 0 and agent.halving and screened == 0 and np.isfinite(learned[:width]).all():
+            bonus = agent.model_weight * (learned[:width] - learned[0])
+        if agent.halving:
+            best, sums, counts, sims = run_halving(width, budget, seats, player, stream, play, deadline,
+                                                   bonus)
+        else:
+            best, sums, counts, sims = run_uniform(width, budget, seats, player, stream, play, deadline)
         sims += screened
         means = sums[:, player] / np.maximum(counts, 1)
         record_search(agent, cands[:width], counts, means, best, sims, start)
@@ -280,12 +292,13 @@ def screen_candidates(cands: np.ndarray, width: int, futures: int, player: int, 
 
 
 def learned_order(state, model, actions: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``actions`` (and their greedy ``values``) sorted by the learned model's value, best first
-    (stable): the model's choice becomes candidate 0. Actions the model does not value go last."""
+    """``actions`` sorted by the learned model's value, best first (stable), and those values: the
+    model's choice becomes candidate 0. Actions the model does not value go last (value -inf); when it
+    values none (an ambush), ``actions`` keep greedy's order with NaN values."""
     valued, learned = model.candidate_values(state)
     if valued.size == 0:
-        return actions, values
+        return actions, np.full(actions.size, np.nan)
     value_of = dict(zip(valued.tolist(), learned.tolist(), strict=True))
     key = np.array([value_of.get(int(a), -np.inf) for a in actions])
     order = np.argsort(-key, kind="stable")
-    return actions[order], values[order]
+    return actions[order], key[order]

@@ -25,19 +25,21 @@ from envs.core.rng import next_u64
 
 def run_halving(width: int, budget: int, seats: int, player: int, stream: np.ndarray,
                 play: Callable[[int, int], np.ndarray], deadline: float | None = None,
-                ) -> tuple[int, np.ndarray, np.ndarray, int]:
+                bonus: np.ndarray | None = None) -> tuple[int, np.ndarray, np.ndarray, int]:
     """Sequential halving of candidates ``0..width-1`` (listed best-first by the prior: ties keep
     that order) within about ``budget`` playouts.
 
     ``play(k, seed)`` plays candidate ``k`` on the future drawn from ``seed`` and returns the final
     totals of every seat (float[seats]); the same seed gives every candidate the same future.
     ``player``'s mean total ranks the candidates. With a ``deadline`` (``time.perf_counter()``
-    value) the search stops there; only futures that every survivor finished count.
+    value) the search stops there; only futures that every survivor finished count. ``bonus``
+    (float[width]) is added to every candidate's mean where they are ranked.
 
     Returns (chosen candidate, sums float[width, seats], futures per candidate int[width],
     playouts run)."""
     sums = np.zeros((width, seats))
     counts = np.zeros(width, dtype=np.int64)
+    extra = np.zeros(width) if bonus is None else bonus
     survivors = list(range(width))
     rounds = max(1, math.ceil(math.log2(width))) if width > 1 else 0
     played = 0
@@ -60,12 +62,12 @@ def run_halving(width: int, budget: int, seats: int, player: int, stream: np.nda
             counts[survivors] += 1
         if timed_out:
             break
-        means = sums[survivors, player] / counts[survivors]
+        means = sums[survivors, player] / counts[survivors] + extra[survivors]
         ranked = sorted(range(len(survivors)), key=lambda i: (-means[i], survivors[i]))
         survivors = sorted(survivors[i] for i in ranked[:math.ceil(len(survivors) / 2)])
     if counts[survivors[0]] == 0:  # no future finished by every survivor: the prior's first
         return survivors[0], sums, counts, played
-    means = sums[survivors, player] / counts[survivors]
+    means = sums[survivors, player] / counts[survivors] + extra[survivors]
     best = max(range(len(survivors)), key=lambda i: (means[i], -survivors[i]))
     return survivors[best], sums, counts, played
 

@@ -172,7 +172,7 @@ class MCTSAgent:
                  halving: bool = False, greedy: str = "default", horizon: Any = None,
                  redraws: bool = False, objective: str = "total", model: str | None = None,
                  free_redraw: bool = False, playout_redraw: bool = False, rotations: Any = 1,
-                 rollout_width: Any = None, screen: Any = None):
+                 rollout_width: Any = None, screen: Any = None, model_weight: Any = None):
         if isinstance(simulations, str) and simulations.lower() == "none":
             simulations = None  # "mcts:simulations=none,time_limit=1": a pure time budget
         if simulations is not None and (not isinstance(simulations, int) or simulations < 1):
@@ -254,6 +254,7 @@ class MCTSAgent:
         self.horizon = _parse_horizon(horizon, turn_search)
         self.rollout_width = _parse_rollout_width(rollout_width, rollout, turn_search)
         self.screen = _parse_screen(screen, turn_search)
+        self.model_weight = _parse_model_weight(model_weight, model, turn_search)
         if self.screen is not None and time_limit is not None:
             raise ConfigError("mcts: screen=S/C plays a fixed number of screening playouts before the "
                               "search; give it with simulations, not time_limit")
@@ -606,6 +607,19 @@ def _parse_rollout_width(width: Any, rollout: str, turn_search: Any) -> int | No
                           "an option of the compiled cartographers flat and cascadia turn searches with "
                           "rollout=learned")
     return width
+
+
+def _parse_model_weight(weight: Any, model: str | None, turn_search: Any) -> float:
+    """The ``model_weight=λ`` option: how much of the learned model's candidate values joins the playout
+    means (0: none)."""
+    if weight is None:
+        return 0.0
+    if isinstance(weight, bool) or not isinstance(weight, int | float) or weight < 0:
+        raise ConfigError(f"mcts: model_weight must be a number >= 0, got {weight!r}")
+    if model is None or not getattr(turn_search, "MODEL_WEIGHT", False):
+        raise ConfigError("mcts: model_weight=λ (the learned model's candidate values added to the playout "
+                          "means) is an option of the compiled cartographers flat search with model=<folder>")
+    return float(weight)
 
 
 def _parse_screen(screen: Any, turn_search: Any) -> tuple[int, int] | None:

@@ -97,8 +97,8 @@ def _cartographers() -> GreedyModel:
         G.greedy_solo_games(game.tb, games, first, game.coin_cap, True, True, weights, solo, out)
         return out
 
-    return GreedyModel(tuple(G.WEIGHT_NAMES), ("hole_size",), cartographers_greedy.preset_weights, score,
-                       "evaluation")
+    return GreedyModel(tuple(G.WEIGHT_NAMES), ("hole_size", "contact"), cartographers_greedy.preset_weights,
+                       score, "evaluation")
 
 
 def _cascadia(players: int, metric: str) -> GreedyModel:

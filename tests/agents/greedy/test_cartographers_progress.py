@@ -192,7 +192,7 @@ def test_preset_option(game):
     assert np.array_equal(make_agent("greedy", game).weights, G.DEFAULT_WEIGHTS)
     agent = make_agent("greedy:preset=progress,lines=0.2", game)
     assert agent.weights[G.W_LINES] == 0.2 and agent.weights[G.W_BARONY] == G.PROGRESS_WEIGHTS[G.W_BARONY]
-    with pytest.raises(ConfigError, match="unknown preset 'clever'; known: default, progress"):
+    with pytest.raises(ConfigError, match="unknown preset 'clever'; known: default, progress, quick"):
         make_agent("greedy:preset=clever", game)
 
 
@@ -205,3 +205,32 @@ def test_progress_preset_beats_the_defaults_on_paired_solo_games(game):
         G.greedy_solo_games(game.tb, 300, 5000, game.coin_cap, True, True, w, solo, out[name])
     diff = out["progress"] - out["default"]
     assert diff.mean() > 3.0, diff.mean()
+
+
+def _small_hole_cells(grid, max_size):
+    """Empty cells in empty regions of at most ``max_size`` cells (plain Python)."""
+    return sum(len(cells) for cells in _clusters(grid, K.EMPTY) if len(cells) <= max_size)
+
+
+def test_quick_preset_is_progress_without_the_hole_term(game):
+    """Every candidate of many decisions: ``quick``'s value is ``progress``'s plus the hole term that
+    ``progress`` charges on the map after the move (a plain-Python count of its small empty regions)."""
+    progress = make_agent("greedy:preset=progress", game)
+    quick = make_agent("greedy:preset=quick", game)
+    checked = 0
+    for seed in range(2):
+        state = game.new_game(seed)
+        rng = np.random.default_rng(seed)
+        while not game.is_over(state):
+            actions, values = progress.action_values(state)
+            quick_actions, quick_values = quick.action_values(state)
+            assert np.array_equal(actions, quick_actions)
+            for k in range(0, actions.size, 7):
+                grid = state.arrays()[0][0].copy()
+                for r, c in game.decode_action(int(actions[k]), state)["cells"]:
+                    grid[r * N + c] = K.FOREST  # only which cells are empty counts
+                holes = 0 if actions[k] >= K.AMBUSH_BASE else _small_hole_cells(grid, 2)
+                assert quick_values[k] == pytest.approx(values[k] + G.PROGRESS_WEIGHTS[G.W_HOLE] * holes)
+                checked += 1
+            game.step(state, progress.act(state, game.legal_mask(state), rng))
+    assert checked > 500

@@ -354,3 +354,25 @@ def test_screen_option_errors(game):
         make_agent("mcts:engine=compiled,simulations=50,screen=2", game)
     with pytest.raises(ConfigError, match="screen=S/C plays a fixed number.*not time_limit"):
         make_agent(FLAT + ",time_limit=0.5,screen=2", game)
+
+
+def test_model_weight_blends_the_learned_values_into_the_choice(game):
+    """``model_weight`` adds the model's candidate values to the playout means: a tiny weight plays as
+    the plain ``model=`` order does (values tie-break nothing there), a huge one plays the model's own
+    choice; and the option needs ``model=``."""
+    spec = FLAT + ",halving=true,greedy=progress,model=models/cartographers_solo_patterns"
+    learned = make_agent("learned:models/cartographers_solo_patterns", game)
+    state = game.new_game(4)
+    for _ in range(3):
+        game.step(state, learned.act(state, game.legal_mask(state), np.random.default_rng(0)))
+    choices = {}
+    for weight in (None, 1e-9, 1e6):
+        agent = make_agent(spec + ("" if weight is None else f",model_weight={weight}"), game)
+        choices[weight] = agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(5))
+    assert choices[1e-9] == choices[None]
+    assert choices[1e6] == learned.act(state.copy(), game.legal_mask(state), np.random.default_rng(0))
+    for bad in ("-1", "x"):
+        with pytest.raises(ConfigError, match="model_weight"):
+            make_agent(spec + f",model_weight={bad}", game)
+    with pytest.raises(ConfigError, match="model_weight=.*with model=<folder>"):
+        make_agent(FLAT + ",halving=true,model_weight=1", game)

@@ -111,3 +111,15 @@ def test_halving_option_errors_name_the_problem():
     with pytest.raises(ConfigError, match="halving=true"):
         make_agent("mcts:engine=compiled,rollout=greedy,simulations=8,halving=true",
                    make_game("dorfromantik"))
+
+
+
+def test_a_bonus_joins_the_means_where_halving_ranks_them():
+    """Candidates whose playouts differ by noise only: a bonus on candidate 2 carries it through every round;
+    the same bonus against a real gap of 2 points does not."""
+    bonus = np.array([0.0, 0.0, 0.5, 0.0])
+    for seed in (7, 8, 9):
+        tied = _noisy_candidates([1.0, 1.0, 1.0, 1.0], 0.0, [])
+        assert run_halving(4, 32, 1, 0, np.array([seed], dtype=np.uint64), tied, bonus=bonus)[0] == 2
+        gap = _noisy_candidates([3.0, 1.0, 1.0, 1.0], 0.0, [])
+        assert run_halving(4, 32, 1, 0, np.array([seed], dtype=np.uint64), gap, bonus=bonus)[0] == 0
