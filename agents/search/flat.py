@@ -41,8 +41,8 @@ the best of them by mean filling the second half (:func:`screen_candidates`); th
 the budget. On an empty map greedy's order ranks the best placements far down (on one first decision the
 best five were at ranks 172-297 of 568, each 1.1-1.8 points above the best of the first 40).
 
-``model_weight=λ`` (with ``model=`` and ``halving=true``) ranks the candidates by their playout mean plus
-λ x (the model's value - the model's value of its first choice) wherever sequential halving ranks them.
+``model_weight=λ`` (with ``model=``) ranks the candidates by their playout mean plus λ x (the model's
+value - the model's value of its first choice), wherever the schedule ranks them.
 
 ``time_limit`` makes it anytime as in the Cascadia search: the first playout's duration caps the
 budget, only futures that every compared candidate finished count, and with none the greedy
@@ -192,7 +192,7 @@ class TurnSearch:
         keep = legal_mask[actions[order]]
         actions, values = actions[order][keep], values[order][keep]
         if self.model is not None:
-            actions, values = learned_order(state, self.model, actions, values)
+            actions, values = learned_order(state, self.model, actions)
         return actions, values
 
     def act(self, state, legal_mask: np.ndarray, rng: np.random.Generator) -> int:
@@ -239,14 +239,11 @@ class TurnSearch:
         screened = 0
         if agent.screen is not None and width < cands.size and drawn_cells(src) <= agent.screen[1]:
             cands, screened = screen_candidates(cands, width, agent.screen[0], player, stream, play)
-        bonus = None
-        if agent.model_weight > 0 and agent.halving and screened == 0 and np.isfinite(learned[:width]).all():
+        bonus = None  # the model's values beside the means; a screen reorders the candidates, so none there
+        if agent.model_weight > 0 and screened == 0 and np.isfinite(learned[:width]).all():
             bonus = agent.model_weight * (learned[:width] - learned[0])
-        if agent.halving:
-            best, sums, counts, sims = run_halving(width, budget, seats, player, stream, play, deadline,
-                                                   bonus)
-        else:
-            best, sums, counts, sims = run_uniform(width, budget, seats, player, stream, play, deadline)
+        schedule = run_halving if agent.halving else run_uniform
+        best, sums, counts, sims = schedule(width, budget, seats, player, stream, play, deadline, bonus)
         sims += screened
         means = sums[:, player] / np.maximum(counts, 1)
         record_search(agent, cands[:width], counts, means, best, sims, start)
@@ -291,10 +288,10 @@ def screen_candidates(cands: np.ndarray, width: int, futures: int, player: int, 
     return np.concatenate([cands[:keep], cands[chosen], cands[rest]]), futures * (cands.size - keep)
 
 
-def learned_order(state, model, actions: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def learned_order(state, model, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """``actions`` sorted by the learned model's value, best first (stable), and those values: the
     model's choice becomes candidate 0. Actions the model does not value go last (value -inf); when it
-    values none (an ambush), ``actions`` keep greedy's order with NaN values."""
+    values none (an ambush), ``actions`` keep their order with NaN values."""
     valued, learned = model.candidate_values(state)
     if valued.size == 0:
         return actions, np.full(actions.size, np.nan)

@@ -74,7 +74,7 @@ def run_halving(width: int, budget: int, seats: int, player: int, stream: np.nda
 
 def run_uniform(width: int, budget: int | None, seats: int, player: int, stream: np.ndarray,
                 play: Callable[[int, int], np.ndarray], deadline: float | None = None,
-                ) -> tuple[int, np.ndarray, np.ndarray, int]:
+                bonus: np.ndarray | None = None) -> tuple[int, np.ndarray, np.ndarray, int]:
     """The even split: every candidate plays each of ``budget // width`` futures (until
     ``deadline``); arguments and result as :func:`run_halving`."""
     sums = np.zeros((width, seats))
@@ -94,6 +94,6 @@ def run_uniform(width: int, budget: int | None, seats: int, player: int, stream:
             counts += 1
             continue
         break
-    means = sums[:, player] / np.maximum(counts, 1)
+    means = sums[:, player] / np.maximum(counts, 1) + (0.0 if bonus is None else bonus)
     best = int(np.argmax(means)) if counts[0] else 0  # first of the best: ties keep the greedy order
     return best, sums, counts, played

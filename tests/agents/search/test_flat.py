@@ -369,8 +369,10 @@ def test_model_weight_blends_the_learned_values_into_the_choice(game):
     for weight in (None, 1e-9, 1e6):
         agent = make_agent(spec + ("" if weight is None else f",model_weight={weight}"), game)
         choices[weight] = agent.act(state.copy(), game.legal_mask(state), np.random.default_rng(5))
+    own = learned.act(state.copy(), game.legal_mask(state), np.random.default_rng(0))
+    assert choices[None] != own  # here the playouts alone choose another placement than the model
     assert choices[1e-9] == choices[None]
-    assert choices[1e6] == learned.act(state.copy(), game.legal_mask(state), np.random.default_rng(0))
+    assert choices[1e6] == own
     for bad in ("-1", "x"):
         with pytest.raises(ConfigError, match="model_weight"):
             make_agent(spec + f",model_weight={bad}", game)

@@ -113,7 +113,6 @@ def test_halving_option_errors_name_the_problem():
                    make_game("dorfromantik"))
 
 
-
 def test_a_bonus_joins_the_means_where_halving_ranks_them():
     """Candidates whose playouts differ by noise only: a bonus on candidate 2 carries it through every round;
     the same bonus against a real gap of 2 points does not."""
@@ -123,3 +122,5 @@ def test_a_bonus_joins_the_means_where_halving_ranks_them():
         assert run_halving(4, 32, 1, 0, np.array([seed], dtype=np.uint64), tied, bonus=bonus)[0] == 2
         gap = _noisy_candidates([3.0, 1.0, 1.0, 1.0], 0.0, [])
         assert run_halving(4, 32, 1, 0, np.array([seed], dtype=np.uint64), gap, bonus=bonus)[0] == 0
+        for play, chosen in ((tied, 2), (gap, 0)):  # the even split ranks the same way
+            assert run_uniform(4, 32, 1, 0, np.array([seed], dtype=np.uint64), play, bonus=bonus)[0] == chosen
