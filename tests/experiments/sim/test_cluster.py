@@ -39,6 +39,16 @@ def test_simulate_on_the_cluster_equals_a_local_run(loopback_cluster, tmp_path):
     assert len(_files(tmp_path / "c")) == 8 and _files(tmp_path / "c") == _files(tmp_path / "l")
 
 
+def test_a_local_ray_beside_a_running_cluster_is_its_own_instance(loopback_cluster):  # noqa: F811
+    probe = ("import ray\nfrom experiments.common.ray_setup import init_ray\n"
+             "init_ray(num_cpus=1)\nprint(ray.get_runtime_context().gcs_address)\nray.shutdown()")
+    done = subprocess.run([sys.executable, "-c", probe], env=loopback_cluster.env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    gcs = done.stdout.strip().splitlines()[-1]
+    assert gcs.startswith("127.0.0.1:") and gcs != loopback_cluster.address
+
+
 def test_eval_with_two_workers_on_the_cluster_equals_a_local_run(loopback_cluster, tmp_path):  # noqa: F811
     args = ["eval", "cartographers", "--agents", "random,greedy", "--games", "6", "--json", "--no-progress"]
     joined = _run(loopback_cluster, *args, "--workers", "2", "--address", loopback_cluster.address)
