@@ -16,6 +16,7 @@ from experiments.common.writes import disk_full_error, is_disk_full
 #: verb -> "module:click_command"
 COMMANDS: dict[str, str] = {
     "play": "experiments.cli.play:play",
+    "average-models": "experiments.cli.average_models:average_models_command",
     "solo-eval": "experiments.eval.solo_eval:solo_eval",
     "eval": "experiments.eval.evaluate:evaluate",
     "simulate": "experiments.sim.simulate:simulate",
