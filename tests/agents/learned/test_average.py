@@ -81,3 +81,23 @@ def test_models_that_cannot_be_averaged_fail_naming_the_model(tmp_path):
         average_models(["models/cascadia_4p_patterns", tmp_path / "two"], half)
     same = average_models([tmp_path / "p", tmp_path / "p"], half)
     assert np.array_equal(same["theta"], theta) and same["table"] is None
+
+
+def test_the_committed_average_model_names_its_sources_and_how_it_was_made():
+    folder = "models/cascadia_4p_average"
+    model = load_model(folder)
+    committed = load_model("models/cascadia_4p_patterns")
+    sources = model["training"]["averaged_from"]
+    assert [s["path"] for s in sources] == ["models/cascadia_4p_patterns",
+                                            "runs/distill/cascadia_4p_patterns_futures16"]
+    assert [s["weight"] for s in sources] == [0.5, 0.5]
+    assert sources[0]["training"] == committed["training"]
+    assert model["game_options"] == {"players": 4} and model["table"].shape == CP.table_shape()
+    # half of the committed model plus half of the other source: far from either, not a copy
+    assert np.abs(model["theta"] - committed["theta"]).max() > 1e-3
+    readme = open(f"{folder}/README.md").read()
+    for command in ("configs/distill/cascadia_4p_patterns.yaml",
+                    "configs/distill/cascadia_4p_patterns_futures16.yaml",
+                    "meeplelab average-models models/cascadia_4p_patterns "
+                    "runs/distill/cascadia_4p_patterns_futures16 --out models/cascadia_4p_average"):
+        assert command in readme
