@@ -27,8 +27,6 @@ from experiments.common.output_dir import prepare_out_dir
 @click.option("--force", is_flag=True, help="replace a model already in --out")
 def average_models_command(models: tuple[str, ...], out: Path, weights: str | None, force: bool) -> None:
     """Average learned model folders (the same game, setting, features and table shape) into --out."""
-    if len(models) < 2:
-        raise ConfigError("average-models: give at least two model folders")
     paths = [resolve_model_path(model) for model in models]
     mix = parse_weights(weights, len(paths))
     if (out / MODEL_FILE).exists() and not force:
