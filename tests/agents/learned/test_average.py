@@ -93,7 +93,7 @@ def test_the_committed_average_model_names_its_sources_and_how_it_was_made():
     assert [s["weight"] for s in sources] == [0.5, 0.5]
     assert sources[0]["training"] == committed["training"]
     assert model["game_options"] == {"players": 4} and model["table"].shape == CP.table_shape()
-    # half of the committed model plus half of the other source: far from either, not a copy
+    # half of the committed model plus half of the other source: not a copy of the committed one
     assert np.abs(model["theta"] - committed["theta"]).max() > 1e-3
     readme = open(f"{folder}/README.md").read()
     for command in ("configs/distill/cascadia_4p_patterns.yaml",
